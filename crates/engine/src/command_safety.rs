@@ -1,0 +1,1 @@
+//! Classifies shell command lines for the approval gate.

@@ -1,0 +1,130 @@
+//! The engine's tools: what actually touches the machine.
+//!
+//! A call goes through two phases so the approval gate can see exactly what would happen
+//! before anything happens:
+//! 1. [`ToolHandler::prepare`] validates the arguments against the tool's schema and works out
+//!    the [`ToolAction`] (the command to run, the files to write with their diff) without side
+//!    effects. Bad arguments come back as a model-readable [`ToolOutput`] error, never as a
+//!    failed turn.
+//! 2. [`PreparedCall::run`] performs it, streaming output chunks through the
+//!    [`ToolContext`] and honouring its cancellation token.
+//!
+//! Harness tool names (`Bash`, `run_shell_command`, `Read`, …) are mapped onto these engine
+//! tools by the harness crate; handlers here only know the engine's own names and schemas.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use futures::future::BoxFuture;
+use serde_json::Value;
+use tack_protocol::{FileChange, ToolOutput, ToolSpec};
+use tokio_util::sync::CancellationToken;
+
+/// The input of a call: JSON arguments for function tools, raw text for freeform tools.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ToolInput {
+    /// Parsed JSON arguments.
+    Json(Value),
+    /// Raw freeform input (e.g. a patch).
+    Freeform(String),
+}
+
+/// What a prepared call would do, for the approval gate and the approval dialog.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ToolAction {
+    /// Reads only these paths (absolute).
+    Read {
+        /// Paths read.
+        paths: Vec<PathBuf>,
+    },
+    /// Runs a shell command line.
+    Exec {
+        /// The command line as given to `bash -lc`.
+        command: String,
+        /// Working directory (absolute).
+        cwd: PathBuf,
+        /// The call asked to run without restrictions (e.g. `dangerouslyDisableSandbox`).
+        escalated: bool,
+    },
+    /// Writes files; each change carries its unified diff.
+    Write {
+        /// Absolute paths touched (for moves: source and destination).
+        paths: Vec<PathBuf>,
+        /// Per-file changes with paths relative to the workspace where possible.
+        changes: Vec<FileChange>,
+    },
+    /// No side effect outside the session (e.g. a todo list update).
+    Internal,
+}
+
+/// Receives chunks of a running tool's output (merged stdout/stderr, lossy UTF-8).
+pub type OutputSink = Arc<dyn Fn(&str) + Send + Sync>;
+
+/// Where and how a call runs.
+#[derive(Clone)]
+pub struct ToolContext {
+    /// Workspace root (absolute). Relative paths in arguments resolve against it.
+    pub workspace: PathBuf,
+    /// Call id (for logging).
+    pub call_id: String,
+    /// Streamed output chunks go here.
+    pub output: OutputSink,
+    /// Cancelled when the turn is interrupted: a running process group is killed and the call
+    /// returns an `aborted` output.
+    pub cancel: CancellationToken,
+    /// Cap on the output returned to the model, in bytes (a marker says how much was cut).
+    pub max_output_bytes: usize,
+    /// Default time limit for commands, in milliseconds.
+    pub default_timeout_ms: u64,
+}
+
+impl ToolContext {
+    /// A context with default limits and no output listener (tests and `tack tool`).
+    pub fn new(workspace: impl Into<PathBuf>) -> Self {
+        ToolContext {
+            workspace: workspace.into(),
+            call_id: "call".to_string(),
+            output: Arc::new(|_: &str| {}),
+            cancel: CancellationToken::new(),
+            max_output_bytes: 30 * 1024,
+            default_timeout_ms: 120_000,
+        }
+    }
+
+    /// Resolves a path argument against the workspace.
+    pub fn resolve(&self, path: &str) -> PathBuf {
+        let p = Path::new(path);
+        if p.is_absolute() {
+            p.to_path_buf()
+        } else {
+            self.workspace.join(p)
+        }
+    }
+}
+
+/// An engine tool.
+pub trait ToolHandler: Send + Sync {
+    /// Engine name (`shell`, `read_file`, …).
+    fn name(&self) -> &'static str;
+    /// Spec with the engine's own description and JSON Schema.
+    fn spec(&self) -> ToolSpec;
+    /// Validates the input and works out the action, without side effects.
+    ///
+    /// # Errors
+    /// A model-readable [`ToolOutput`] (status `failed`) explaining what is wrong with the
+    /// arguments and how to fix them.
+    fn prepare(
+        &self,
+        input: ToolInput,
+        ctx: &ToolContext,
+    ) -> Result<Box<dyn PreparedCall>, ToolOutput>;
+}
+
+/// A validated call, ready to run.
+pub trait PreparedCall: Send {
+    /// What it would do.
+    fn action(&self) -> &ToolAction;
+    /// Runs it. Never panics on bad input; failures are outputs with status `failed`,
+    /// `timed_out` or `aborted`.
+    fn run(self: Box<Self>, ctx: ToolContext) -> BoxFuture<'static, ToolOutput>;
+}

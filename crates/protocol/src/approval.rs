@@ -1,0 +1,123 @@
+use std::fmt;
+use std::str::FromStr;
+
+use serde::{Deserialize, Serialize};
+
+/// When the engine asks the user before running a tool call.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+#[serde(rename_all = "kebab-case")]
+pub enum ApprovalPolicy {
+    /// Known read-only commands (`ls`, `cat`, `git status`, …) and reads inside the workspace
+    /// run; everything else asks. The default.
+    #[default]
+    Untrusted,
+    /// Commands run unless they look dangerous (destructive, privileged, networked writes) or
+    /// the call asks for escalation; writes outside the workspace ask.
+    OnRequest,
+    /// Everything runs without asking. The UI shows a badge while this is in force.
+    Never,
+}
+
+impl ApprovalPolicy {
+    /// Config/CLI name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ApprovalPolicy::Untrusted => "untrusted",
+            ApprovalPolicy::OnRequest => "on-request",
+            ApprovalPolicy::Never => "never",
+        }
+    }
+}
+
+impl fmt::Display for ApprovalPolicy {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl FromStr for ApprovalPolicy {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s.trim() {
+            "untrusted" => Ok(ApprovalPolicy::Untrusted),
+            "on-request" | "on_request" => Ok(ApprovalPolicy::OnRequest),
+            "never" => Ok(ApprovalPolicy::Never),
+            other => Err(format!(
+                "unknown approval policy `{other}`: expected untrusted, on-request or never"
+            )),
+        }
+    }
+}
+
+/// A pending decision on a tool call.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+pub struct ApprovalRequest {
+    /// Id to answer with.
+    pub id: String,
+    /// The tool call it concerns.
+    pub call_id: String,
+    /// Tool name as the model called it.
+    pub tool: String,
+    /// What would happen.
+    pub action: ApprovalAction,
+    /// Which policy rule asked, in words (e.g. "`rm` is not a known read-only command").
+    pub reason: String,
+    /// How risky the action looks.
+    pub risk: Risk,
+}
+
+/// The action awaiting approval.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum ApprovalAction {
+    /// Run a command.
+    Exec {
+        /// The full command line, never truncated.
+        command: String,
+        /// Working directory.
+        cwd: String,
+    },
+    /// Write files.
+    FileWrite {
+        /// Paths written.
+        paths: Vec<String>,
+        /// Unified diff of the change.
+        diff: String,
+    },
+}
+
+/// Risk estimate shown with an approval.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+#[serde(rename_all = "snake_case")]
+pub enum Risk {
+    /// Reads only.
+    Low,
+    /// Changes files in the workspace or runs unknown programs.
+    Medium,
+    /// Destructive, privileged, or outside the workspace.
+    High,
+}
+
+/// The user's answer to an [`ApprovalRequest`].
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum ApprovalDecision {
+    /// Run it this once.
+    ApproveOnce,
+    /// Run it, and run the exact same action again without asking for the rest of the session.
+    ApproveForSession,
+    /// Don't run it; the model receives `reason` as the tool output and the turn continues.
+    Deny {
+        /// Why, in the user's words (may be empty).
+        #[serde(default)]
+        reason: String,
+    },
+    /// Don't run it and stop the turn.
+    AbortTurn,
+}
