@@ -104,3 +104,13 @@ pub enum ToolKind {
     /// lack freeform tools; decoding unwraps `input` into a custom tool call.
     Custom,
 }
+
+/// The input of a tool call once a harness has bound it to an engine tool: parsed JSON
+/// arguments for function tools, raw text for freeform tools.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ToolInput {
+    /// Parsed JSON arguments.
+    Json(Value),
+    /// Raw freeform input (e.g. a patch).
+    Freeform(String),
+}

@@ -16,18 +16,10 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use futures::future::BoxFuture;
-use serde_json::Value;
 use tack_protocol::{FileChange, ToolOutput, ToolSpec};
 use tokio_util::sync::CancellationToken;
 
-/// The input of a call: JSON arguments for function tools, raw text for freeform tools.
-#[derive(Debug, Clone, PartialEq)]
-pub enum ToolInput {
-    /// Parsed JSON arguments.
-    Json(Value),
-    /// Raw freeform input (e.g. a patch).
-    Freeform(String),
-}
+pub use tack_protocol::ToolInput;
 
 /// What a prepared call would do, for the approval gate and the approval dialog.
 #[derive(Debug, Clone, PartialEq)]
