@@ -1,0 +1,200 @@
+//! Rendering: [`ShapedRequest`] → the HTTP request for one wire.
+//!
+//! Rendering is pure and deterministic (same input, same bytes; `serde_json` keeps insertion
+//! order workspace-wide), which is what lets the inspector show one step on every wire side by
+//! side and lets golden tests pin exact bodies. A [`RenderedRequest`] never holds credentials:
+//! the client adds the auth header at send time (see [`crate::client::Auth`]).
+//!
+//! One file per wire: [`chat`] renders OpenAI Chat Completions. Responses and Messages are not
+//! implemented yet and return [`RenderError::Unsupported`].
+
+pub mod chat;
+
+mod json;
+
+use tack_protocol::Wire;
+
+use crate::ShapedRequest;
+
+/// Where a provider listens.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Endpoint {
+    /// Base URL from the provider config, e.g. `https://api.openai.com/v1`,
+    /// `https://api.anthropic.com` or `http://127.0.0.1:11434/v1`. A trailing `/` is ignored.
+    pub base_url: String,
+}
+
+impl Endpoint {
+    /// An endpoint at `base_url`.
+    pub fn new(base_url: impl Into<String>) -> Self {
+        Endpoint {
+            base_url: base_url.into(),
+        }
+    }
+
+    /// The request URL of `wire` under this base: Chat `{base}/chat/completions`, Responses
+    /// `{base}/responses`, Messages `{base}/v1/messages` (or `{base}/messages` when the base
+    /// already ends in `/v1`, as Anthropic-compatible hosts are often configured). `query`
+    /// pairs are appended percent-encoded, after any query the base already has.
+    pub fn url(&self, wire: Wire, query: &[(String, String)]) -> String {
+        let (base, base_query) = match self.base_url.split_once('?') {
+            Some((base, q)) => (base, Some(q)),
+            None => (self.base_url.as_str(), None),
+        };
+        let base = base.trim_end_matches('/');
+        let path = match wire {
+            Wire::Chat => "/chat/completions",
+            Wire::Responses => "/responses",
+            Wire::Messages if base.ends_with("/v1") => "/messages",
+            Wire::Messages => "/v1/messages",
+        };
+        let mut url = String::with_capacity(base.len() + path.len() + 32);
+        url.push_str(base);
+        url.push_str(path);
+        let mut sep = '?';
+        if let Some(q) = base_query.filter(|q| !q.is_empty()) {
+            url.push('?');
+            url.push_str(q);
+            sep = '&';
+        }
+        for (name, value) in query {
+            url.push(sep);
+            sep = '&';
+            percent_encode_into(&mut url, name);
+            url.push('=');
+            percent_encode_into(&mut url, value);
+        }
+        url
+    }
+}
+
+/// Percent-encodes everything but RFC 3986 unreserved characters.
+fn percent_encode_into(out: &mut String, s: &str) {
+    const HEX: &[u8; 16] = b"0123456789ABCDEF";
+    for &b in s.as_bytes() {
+        if b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_' | b'~') {
+            out.push(b as char);
+        } else {
+            out.push('%');
+            out.push(HEX[(b >> 4) as usize] as char);
+            out.push(HEX[(b & 0xf) as usize] as char);
+        }
+    }
+}
+
+/// An HTTP request ready to send, minus credentials.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RenderedRequest {
+    /// HTTP method (`POST` for every wire).
+    pub method: String,
+    /// Full URL, see [`Endpoint::url`].
+    pub url: String,
+    /// Headers in sending order, lowercase names: `content-type: application/json`,
+    /// `accept: text/event-stream` when streaming, then [`ShapedRequest::headers`]. No auth.
+    pub headers: Vec<(String, String)>,
+    /// The JSON body, exactly as it is sent and recorded.
+    pub body: Vec<u8>,
+    /// Whether the body asks for an SSE stream (its top-level `stream` is `true`, after
+    /// `extra_body` was applied). When false the client reads one JSON reply instead.
+    pub stream: bool,
+}
+
+/// Why a request could not be rendered.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum RenderError {
+    /// The wire has no renderer yet.
+    #[error("rendering for the {0} wire is not implemented yet")]
+    Unsupported(Wire),
+    /// A message has a block the wire cannot carry where it stands (e.g. a tool call in a
+    /// user message).
+    #[error("message {index}: {reason}")]
+    InvalidMessage {
+        /// Index in [`ShapedRequest::messages`].
+        index: usize,
+        /// What is wrong.
+        reason: String,
+    },
+    /// A parameter cannot be encoded (e.g. a temperature that is not a finite number).
+    #[error("invalid parameter: {0}")]
+    InvalidParam(String),
+}
+
+/// Renders `req` for `wire` at `endpoint`.
+///
+/// # Errors
+/// [`RenderError::Unsupported`] for Responses and Messages (not implemented yet);
+/// [`RenderError::InvalidMessage`] for blocks the wire cannot place;
+/// [`RenderError::InvalidParam`] for non-finite temperatures and the like.
+pub fn render(
+    req: &ShapedRequest,
+    wire: Wire,
+    endpoint: &Endpoint,
+) -> Result<RenderedRequest, RenderError> {
+    let Body { bytes, stream } = match wire {
+        Wire::Chat => chat::body(req)?,
+        Wire::Responses | Wire::Messages => return Err(RenderError::Unsupported(wire)),
+    };
+    let mut headers = Vec::with_capacity(2 + req.headers.len());
+    headers.push(("content-type".to_string(), "application/json".to_string()));
+    if stream {
+        headers.push(("accept".to_string(), "text/event-stream".to_string()));
+    }
+    for (name, value) in &req.headers {
+        headers.push((name.to_ascii_lowercase(), value.clone()));
+    }
+    Ok(RenderedRequest {
+        method: "POST".to_string(),
+        url: endpoint.url(wire, &req.query),
+        headers,
+        body: bytes,
+        stream,
+    })
+}
+
+/// A rendered body and whether it asks for a stream.
+pub(crate) struct Body {
+    pub(crate) bytes: Vec<u8>,
+    pub(crate) stream: bool,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn urls_join_per_wire() {
+        let q = [];
+        let e = Endpoint::new("https://api.openai.com/v1/");
+        assert_eq!(
+            e.url(Wire::Chat, &q),
+            "https://api.openai.com/v1/chat/completions"
+        );
+        assert_eq!(e.url(Wire::Responses, &q), "https://api.openai.com/v1/responses");
+        assert_eq!(e.url(Wire::Messages, &q), "https://api.openai.com/v1/messages");
+        let a = Endpoint::new("https://api.anthropic.com");
+        assert_eq!(a.url(Wire::Messages, &q), "https://api.anthropic.com/v1/messages");
+        let local = Endpoint::new("http://127.0.0.1:8080//");
+        assert_eq!(
+            local.url(Wire::Chat, &q),
+            "http://127.0.0.1:8080/chat/completions"
+        );
+    }
+
+    #[test]
+    fn query_is_appended_and_encoded() {
+        let e = Endpoint::new("https://h/v1?api-version=2024");
+        let q = [("beta".to_string(), "true".to_string()), ("a b".into(), "x&y".into())];
+        assert_eq!(
+            e.url(Wire::Messages, &q),
+            "https://h/v1/messages?api-version=2024&beta=true&a%20b=x%26y"
+        );
+        let plain = Endpoint::new("https://h");
+        assert_eq!(plain.url(Wire::Chat, &q[..1]), "https://h/chat/completions?beta=true");
+    }
+
+    #[test]
+    fn other_wires_are_unsupported() {
+        let err = render(&ShapedRequest::default(), Wire::Messages, &Endpoint::new("x"));
+        assert_eq!(err, Err(RenderError::Unsupported(Wire::Messages)));
+    }
+}
