@@ -15,6 +15,20 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+mod args;
+mod capture;
+mod edit;
+mod file_change;
+mod paths;
+mod read_file;
+mod shell;
+mod write_file;
+
+pub use edit::EditTool;
+pub use read_file::ReadFileTool;
+pub use shell::ShellTool;
+pub use write_file::WriteFileTool;
+
 use futures::future::BoxFuture;
 use tack_protocol::{FileChange, ToolOutput, ToolSpec};
 use tokio_util::sync::CancellationToken;
@@ -119,4 +133,60 @@ pub trait PreparedCall: Send {
     /// Runs it. Never panics on bad input; failures are outputs with status `failed`,
     /// `timed_out` or `aborted`.
     fn run(self: Box<Self>, ctx: ToolContext) -> BoxFuture<'static, ToolOutput>;
+}
+
+/// Every engine tool, in the order they are advertised.
+pub fn builtin_tools() -> Vec<Arc<dyn ToolHandler>> {
+    vec![
+        Arc::new(ShellTool::new()),
+        Arc::new(ReadFileTool::new()),
+        Arc::new(WriteFileTool::new()),
+        Arc::new(EditTool::new()),
+    ]
+}
+
+/// A set of tools with lookup by engine name.
+#[derive(Clone)]
+pub struct ToolSet {
+    tools: Vec<Arc<dyn ToolHandler>>,
+}
+
+impl ToolSet {
+    /// The built-in tools ([`builtin_tools`]).
+    pub fn builtin() -> Self {
+        ToolSet {
+            tools: builtin_tools(),
+        }
+    }
+
+    /// A set of the given tools; on duplicate names the first one wins in [`ToolSet::get`].
+    pub fn new(tools: Vec<Arc<dyn ToolHandler>>) -> Self {
+        ToolSet { tools }
+    }
+
+    /// The tool with this engine name.
+    pub fn get(&self, name: &str) -> Option<&Arc<dyn ToolHandler>> {
+        self.tools.iter().find(|t| t.name() == name)
+    }
+
+    /// Engine names, in order.
+    pub fn names(&self) -> Vec<&'static str> {
+        self.tools.iter().map(|t| t.name()).collect()
+    }
+
+    /// Specs of every tool, in order.
+    pub fn specs(&self) -> Vec<ToolSpec> {
+        self.tools.iter().map(|t| t.spec()).collect()
+    }
+
+    /// The tools, in order.
+    pub fn iter(&self) -> impl Iterator<Item = &Arc<dyn ToolHandler>> {
+        self.tools.iter()
+    }
+}
+
+impl std::fmt::Debug for ToolSet {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ToolSet").field("tools", &self.names()).finish()
+    }
 }

@@ -1,0 +1,411 @@
+//! `shell`: runs a command line with `bash -lc` in its own process group.
+//!
+//! Choices worth knowing:
+//! - stdout and stderr share one pipe, so the output keeps the exact order in which the
+//!   process wrote it (two pipes read concurrently can only approximate that order).
+//! - The command gets its own process group, so a timeout or an interrupt stops everything
+//!   it started: SIGTERM to the group, a short grace, then SIGKILL.
+//! - A background child that keeps the output pipe open (`server &`) would otherwise keep
+//!   the call waiting forever after the shell exits. Once the shell has exited, the call
+//!   waits [`DRAIN_GRACE`] for the pipe to close; if something still holds it, the group is
+//!   stopped and the output says so. Background processes whose output is redirected
+//!   (`server > log 2>&1 &`) do not hold the pipe and keep running.
+//! - stdin is `/dev/null`: nothing can wait for keyboard input.
+
+use std::os::fd::OwnedFd;
+use std::path::PathBuf;
+use std::process::{ExitStatus, Stdio};
+use std::time::{Duration, Instant};
+
+use futures::future::BoxFuture;
+use rustix::process::{Pid, Signal};
+use serde::Deserialize;
+use serde_json::json;
+use tack_protocol::{ToolDetails, ToolOutput, ToolSpec, ToolStatus};
+use tokio::io::AsyncReadExt;
+
+use super::args::ArgsSchema;
+use super::capture::{HeadTail, Utf8Decoder};
+use super::{PreparedCall, ToolAction, ToolContext, ToolHandler, ToolInput, paths};
+
+/// After the shell exits, how long background holders of the output pipe may keep writing.
+pub const DRAIN_GRACE: Duration = Duration::from_millis(500);
+/// Between SIGTERM and SIGKILL when a command is stopped.
+pub const KILL_GRACE: Duration = Duration::from_millis(1000);
+/// Upper bound on waiting for the pipe to close once SIGKILL was sent.
+const REAP_LIMIT: Duration = Duration::from_secs(5);
+
+/// The `shell` tool. Arguments: `{command: string, workdir?: string, timeout_ms?: integer}`.
+pub struct ShellTool {
+    args: ArgsSchema,
+}
+
+impl Default for ShellTool {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl ShellTool {
+    /// Engine name.
+    pub const NAME: &'static str = "shell";
+
+    /// Creates the tool.
+    pub fn new() -> Self {
+        ShellTool {
+            args: ArgsSchema::new(
+                Self::NAME,
+                json!({
+                    "type": "object",
+                    "properties": {
+                        "command": {
+                            "type": "string",
+                            "minLength": 1,
+                            "description": "Command line, run as `bash -lc <command>`"
+                        },
+                        "workdir": {
+                            "type": "string",
+                            "description": "Directory to run in, absolute or relative to the workspace (default: the workspace)"
+                        },
+                        "timeout_ms": {
+                            "type": "integer",
+                            "minimum": 1,
+                            "description": "Time limit in milliseconds; the command and everything it started are stopped when it runs out"
+                        }
+                    },
+                    "required": ["command"],
+                    "additionalProperties": false
+                }),
+            ),
+        }
+    }
+}
+
+#[derive(Deserialize)]
+struct ShellArgs {
+    command: String,
+    workdir: Option<String>,
+    timeout_ms: Option<u64>,
+}
+
+impl ToolHandler for ShellTool {
+    fn name(&self) -> &'static str {
+        Self::NAME
+    }
+
+    fn spec(&self) -> ToolSpec {
+        ToolSpec::function(
+            Self::NAME,
+            "Run a bash command line in the workspace and return its combined stdout and stderr \
+             with the exit code. Each call starts a fresh shell: `cd` and variables do not carry \
+             over; use `workdir` instead. Long output is shortened in the middle. Commands that \
+             wait for input get none. To keep a server running after the call, redirect its \
+             output to a file and put it in the background.",
+            self.args.schema().clone(),
+        )
+    }
+
+    fn prepare(
+        &self,
+        input: ToolInput,
+        ctx: &ToolContext,
+    ) -> Result<Box<dyn PreparedCall>, ToolOutput> {
+        let args: ShellArgs = self.args.parse(input)?;
+        if args.command.trim().is_empty() {
+            return Err(ToolOutput::error("`command` is empty; give a command line to run."));
+        }
+        let cwd = paths::resolve(&ctx.workspace, args.workdir.as_deref().unwrap_or("."));
+        match std::fs::metadata(&cwd) {
+            Ok(meta) if meta.is_dir() => {}
+            Ok(_) => {
+                return Err(ToolOutput::error(format!(
+                    "`workdir` {} is not a directory.",
+                    cwd.display()
+                )));
+            }
+            Err(err) => {
+                return Err(ToolOutput::error(format!(
+                    "`workdir` {}: {}.",
+                    cwd.display(),
+                    paths::io_problem(&err)
+                )));
+            }
+        }
+        let timeout = Duration::from_millis(args.timeout_ms.unwrap_or(ctx.default_timeout_ms));
+        Ok(Box::new(PreparedShell {
+            action: ToolAction::Exec {
+                command: args.command.clone(),
+                cwd: cwd.clone(),
+                escalated: false,
+            },
+            command: args.command,
+            cwd,
+            timeout,
+        }))
+    }
+}
+
+struct PreparedShell {
+    action: ToolAction,
+    command: String,
+    cwd: PathBuf,
+    timeout: Duration,
+}
+
+impl PreparedCall for PreparedShell {
+    fn action(&self) -> &ToolAction {
+        &self.action
+    }
+
+    fn run(self: Box<Self>, ctx: ToolContext) -> BoxFuture<'static, ToolOutput> {
+        Box::pin(async move { run_command(*self, ctx).await })
+    }
+}
+
+/// How the wait for the command ended.
+enum Ending {
+    Exited(ExitStatus),
+    TimedOut,
+    Aborted,
+}
+
+/// Kills the process group if the run is dropped half-way (e.g. the turn future is dropped).
+struct GroupGuard {
+    pgid: Option<Pid>,
+    armed: bool,
+}
+
+impl GroupGuard {
+    fn signal(&self, signal: Signal) {
+        if let Some(pgid) = self.pgid {
+            // ESRCH (the group is already gone) is the expected outcome when stopping late.
+            let _ = rustix::process::kill_process_group(pgid, signal);
+        }
+    }
+}
+
+impl Drop for GroupGuard {
+    fn drop(&mut self) {
+        if self.armed {
+            self.signal(Signal::KILL);
+        }
+    }
+}
+
+/// Output plumbing shared by the phases of a run.
+struct Collector {
+    decoder: Utf8Decoder,
+    capped: HeadTail,
+    ctx: ToolContext,
+}
+
+impl Collector {
+    fn feed(&mut self, bytes: &[u8]) {
+        let text = self.decoder.push(bytes);
+        self.emit(&text);
+    }
+
+    fn emit(&mut self, text: &str) {
+        if !text.is_empty() {
+            (self.ctx.output)(text);
+            self.capped.push(text);
+        }
+    }
+}
+
+async fn run_command(call: PreparedShell, ctx: ToolContext) -> ToolOutput {
+    let started = Instant::now();
+    let argv = vec!["bash".to_string(), "-lc".to_string(), call.command.clone()];
+    let cwd_shown = call.cwd.to_string_lossy().into_owned();
+
+    let (reader, writer) = match std::io::pipe() {
+        Ok(pair) => pair,
+        Err(err) => return ToolOutput::error(format!("could not create a pipe: {err}")),
+    };
+    let writer_for_stderr = match writer.try_clone() {
+        Ok(w) => w,
+        Err(err) => return ToolOutput::error(format!("could not create a pipe: {err}")),
+    };
+    let mut command = tokio::process::Command::new("bash");
+    command
+        .arg("-lc")
+        .arg(&call.command)
+        .current_dir(&call.cwd)
+        .stdin(Stdio::null())
+        .stdout(writer)
+        .stderr(writer_for_stderr)
+        // Without a terminal to ask on, git must fail instead of waiting for credentials.
+        .env("GIT_TERMINAL_PROMPT", "0")
+        .process_group(0)
+        .kill_on_drop(true);
+    let spawned = command.spawn();
+    // The Command holds our copies of the pipe's write end; EOF only arrives once they close.
+    drop(command);
+    let mut child = match spawned {
+        Ok(child) => child,
+        Err(err) => {
+            return ToolOutput::error(format!("could not start bash: {err}"));
+        }
+    };
+    let mut guard = GroupGuard {
+        pgid: child
+            .id()
+            .and_then(|id| i32::try_from(id).ok())
+            .and_then(Pid::from_raw),
+        armed: true,
+    };
+    let mut pipe = match tokio::net::unix::pipe::Receiver::from_owned_fd(OwnedFd::from(reader)) {
+        Ok(p) => p,
+        Err(err) => return ToolOutput::error(format!("could not read the command's output: {err}")),
+    };
+
+    let mut out = Collector {
+        decoder: Utf8Decoder::default(),
+        capped: HeadTail::new(ctx.max_output_bytes),
+        ctx: ctx.clone(),
+    };
+    let mut notes: Vec<String> = Vec::new();
+    let mut buf = vec![0u8; 16 * 1024];
+    let mut eof = false;
+    let mut exited: Option<ExitStatus> = None;
+    let deadline = tokio::time::sleep(call.timeout);
+    tokio::pin!(deadline);
+    let drain = tokio::time::sleep(Duration::MAX);
+    tokio::pin!(drain);
+
+    let ending = loop {
+        if eof && let Some(status) = exited {
+            break Ending::Exited(status);
+        }
+        tokio::select! {
+            read = pipe.read(&mut buf), if !eof => match read {
+                Ok(0) => eof = true,
+                Ok(n) => out.feed(&buf[..n]),
+                Err(err) => {
+                    notes.push(format!("[reading output failed: {err}]"));
+                    eof = true;
+                }
+            },
+            status = child.wait(), if exited.is_none() => match status {
+                Ok(status) => {
+                    exited = Some(status);
+                    drain.as_mut().reset(tokio::time::Instant::now() + DRAIN_GRACE);
+                }
+                Err(err) => {
+                    notes.push(format!("[waiting for bash failed: {err}]"));
+                    break Ending::Aborted;
+                }
+            },
+            () = &mut drain, if exited.is_some() && !eof => {
+                notes.push(
+                    "[background processes still held the output open after the shell exited; \
+                     they were stopped. Redirect the output of processes that should keep running \
+                     (`cmd > file 2>&1 &`).]"
+                        .to_string(),
+                );
+                stop_group(&guard, &mut pipe, &mut buf, &mut out, &mut eof).await;
+                if let Some(status) = exited {
+                    break Ending::Exited(status);
+                }
+            },
+            () = &mut deadline => break Ending::TimedOut,
+            () = ctx.cancel.cancelled() => break Ending::Aborted,
+        }
+    };
+
+    if matches!(ending, Ending::TimedOut | Ending::Aborted) {
+        stop_group(&guard, &mut pipe, &mut buf, &mut out, &mut eof).await;
+        if exited.is_none() {
+            // The group is dead; reap bash so no zombie is left behind.
+            let _ = child.wait().await;
+        }
+    }
+    // Finished normally: background processes that let go of the output keep running.
+    guard.armed = false;
+    let tail = out.decoder.finish();
+    out.emit(&tail);
+
+    let duration_ms = u32::try_from(started.elapsed().as_millis()).unwrap_or(u32::MAX);
+    let capped = out.capped.finish();
+    let mut text = capped.text;
+    let (status, exit_code) = match ending {
+        Ending::Exited(status) => match (status.code(), signal_of(&status)) {
+            (Some(0), _) => (ToolStatus::Completed, Some(0)),
+            (Some(code), _) => {
+                notes.push(format!("[exit code {code}]"));
+                (ToolStatus::Failed, Some(code))
+            }
+            (None, Some(sig)) => {
+                notes.push(format!("[killed by signal {sig}]"));
+                (ToolStatus::Failed, Some(128 + sig))
+            }
+            (None, None) => (ToolStatus::Failed, None),
+        },
+        Ending::TimedOut => {
+            notes.push(format!(
+                "[timed out after {} ms; the command and the processes it started were stopped]",
+                call.timeout.as_millis()
+            ));
+            (ToolStatus::TimedOut, None)
+        }
+        Ending::Aborted => {
+            notes.push("[aborted by user]".to_string());
+            (ToolStatus::Aborted, None)
+        }
+    };
+    for note in notes {
+        if !text.is_empty() && !text.ends_with('\n') {
+            text.push('\n');
+        }
+        text.push_str(&note);
+    }
+    ToolOutput {
+        text,
+        status,
+        content: Vec::new(),
+        exit_code,
+        duration_ms: Some(duration_ms),
+        details: Some(ToolDetails::Exec {
+            command: argv,
+            cwd: cwd_shown,
+            truncated_bytes: u32::try_from(capped.omitted_bytes).unwrap_or(u32::MAX),
+        }),
+    }
+}
+
+/// SIGTERM to the group, up to [`KILL_GRACE`] for the pipe to close, then SIGKILL and a
+/// bounded wait for the pipe to close (which means every process holding it has exited).
+async fn stop_group(
+    guard: &GroupGuard,
+    pipe: &mut tokio::net::unix::pipe::Receiver,
+    buf: &mut [u8],
+    out: &mut Collector,
+    eof: &mut bool,
+) {
+    guard.signal(Signal::TERM);
+    read_until_eof(pipe, buf, out, eof, KILL_GRACE).await;
+    guard.signal(Signal::KILL);
+    read_until_eof(pipe, buf, out, eof, REAP_LIMIT).await;
+}
+
+async fn read_until_eof(
+    pipe: &mut tokio::net::unix::pipe::Receiver,
+    buf: &mut [u8],
+    out: &mut Collector,
+    eof: &mut bool,
+    limit: Duration,
+) {
+    let until = tokio::time::Instant::now() + limit;
+    while !*eof {
+        match tokio::time::timeout_at(until, pipe.read(buf)).await {
+            Ok(Ok(0)) | Ok(Err(_)) => *eof = true,
+            Ok(Ok(n)) => out.feed(&buf[..n]),
+            Err(_elapsed) => return,
+        }
+    }
+}
+
+fn signal_of(status: &ExitStatus) -> Option<i32> {
+    use std::os::unix::process::ExitStatusExt;
+    status.signal()
+}
