@@ -1,0 +1,253 @@
+//! Prompt templates: compiled in from `prompts/<harness>/`, overridable from the user's config
+//! folder (`<config>/prompts/<harness>/<file>`).
+//!
+//! Templates use minijinja syntax (`{{ cwd }}`, `{% if git %}…{% endif %}`) and are filled from
+//! the frozen [`StepContext`] at request time, so the date, git state and AGENTS.md are those of
+//! the step being shaped.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+use tack_protocol::{GitState, ListingEntry, ProjectDoc, StepContext};
+
+use crate::ShapeError;
+
+/// Built-in templates: (harness, file name, text). Our own words; see `prompts/README.md`.
+const BUILTIN: &[(&str, &str, &str)] = &[
+    (
+        "minimal",
+        "system.md",
+        include_str!("../../../prompts/minimal/system.md"),
+    ),
+    (
+        "native",
+        "system.md",
+        include_str!("../../../prompts/native/system.md"),
+    ),
+];
+
+/// Where templates come from: built-ins, optionally overridden by files in a folder.
+#[derive(Debug, Clone, Default)]
+pub struct PromptStore {
+    override_dir: Option<PathBuf>,
+    /// Templates set programmatically (e.g. imported from a captured request), by
+    /// (harness, file). They win over files and built-ins.
+    imported: BTreeMap<(String, String), String>,
+}
+
+/// A template's text and where it came from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Template {
+    /// Template text.
+    pub text: String,
+    /// `builtin:<harness>/<file>`, `file:<path>` or `import:<harness>/<file>`.
+    pub source: String,
+}
+
+impl PromptStore {
+    /// Built-ins only.
+    pub fn builtin() -> Self {
+        PromptStore::default()
+    }
+
+    /// Built-ins, overridden by `<dir>/<harness>/<file>` where such a file exists.
+    pub fn with_override_dir(dir: impl Into<PathBuf>) -> Self {
+        PromptStore {
+            override_dir: Some(dir.into()),
+            imported: BTreeMap::new(),
+        }
+    }
+
+    /// Sets a template for (harness, file) from memory; it wins over files and built-ins.
+    pub fn import(&mut self, harness: &str, file: &str, text: impl Into<String>) {
+        self.imported
+            .insert((harness.to_string(), file.to_string()), text.into());
+    }
+
+    /// Looks up a template.
+    ///
+    /// # Errors
+    /// [`ShapeError::Template`] when neither an override nor a built-in exists, or an override
+    /// file exists but cannot be read.
+    pub fn get(&self, harness: &str, file: &str) -> Result<Template, ShapeError> {
+        if let Some(text) = self.imported.get(&(harness.to_string(), file.to_string())) {
+            return Ok(Template {
+                text: text.clone(),
+                source: format!("import:{harness}/{file}"),
+            });
+        }
+        if let Some(dir) = &self.override_dir {
+            let path = dir.join(harness).join(file);
+            if path.is_file() {
+                return match std::fs::read_to_string(&path) {
+                    Ok(text) => Ok(Template {
+                        text,
+                        source: format!("file:{}", path.display()),
+                    }),
+                    Err(e) => Err(ShapeError::Template {
+                        name: format!("{harness}/{file}"),
+                        message: format!("cannot read override {}: {e}", path.display()),
+                    }),
+                };
+            }
+        }
+        BUILTIN
+            .iter()
+            .find(|(h, f, _)| *h == harness && *f == file)
+            .map(|(_, _, text)| Template {
+                text: (*text).to_string(),
+                source: format!("builtin:{harness}/{file}"),
+            })
+            .ok_or_else(|| ShapeError::Template {
+                name: format!("{harness}/{file}"),
+                message: "no such template".into(),
+            })
+    }
+
+    /// The override folder, if any.
+    pub fn override_dir(&self) -> Option<&Path> {
+        self.override_dir.as_deref()
+    }
+}
+
+/// The variables every template can use.
+#[derive(Debug, Clone, Serialize)]
+pub struct TemplateVars<'a> {
+    /// Workspace folder.
+    pub cwd: &'a str,
+    /// Local date, `YYYY-MM-DD`.
+    pub date: String,
+    /// Local time, RFC 3339.
+    pub now: &'a str,
+    /// `linux`, `macos`, `windows`.
+    pub os: &'a str,
+    /// `uname -sr`.
+    pub os_version: &'a str,
+    /// Shell path.
+    pub shell: &'a str,
+    /// Shell name (basename).
+    pub shell_name: &'a str,
+    /// Git state, if a repository.
+    pub git: Option<&'a GitState>,
+    /// AGENTS.md and similar, root first.
+    pub project_docs: &'a [ProjectDoc],
+    /// Workspace listing.
+    pub listing: &'a [ListingEntry],
+    /// Model slug.
+    pub model: &'a str,
+    /// Approval policy name.
+    pub approval: &'static str,
+    /// Extra instructions from config or session.
+    pub instructions: Option<&'a str>,
+}
+
+impl<'a> TemplateVars<'a> {
+    /// Variables of a step.
+    pub fn new(ctx: &'a StepContext, instructions: Option<&'a str>) -> Self {
+        TemplateVars {
+            cwd: &ctx.cwd,
+            date: ctx.now.get(..10).unwrap_or(&ctx.now).to_string(),
+            now: &ctx.now,
+            os: &ctx.os,
+            os_version: &ctx.os_version,
+            shell: &ctx.shell,
+            shell_name: ctx.shell.rsplit('/').next().unwrap_or(&ctx.shell),
+            git: ctx.git.as_ref(),
+            project_docs: &ctx.project_docs,
+            listing: &ctx.listing,
+            model: &ctx.model,
+            approval: ctx.approval.as_str(),
+            instructions,
+        }
+    }
+}
+
+/// Renders a template with the step's variables.
+///
+/// # Errors
+/// [`ShapeError::Template`] with minijinja's message (line and cause) on a syntax or render
+/// error; undefined variables are errors, so a typo in an override is reported, not silently
+/// blank.
+pub fn render(template: &Template, vars: &TemplateVars<'_>) -> Result<String, ShapeError> {
+    let mut env = minijinja::Environment::new();
+    env.set_undefined_behavior(minijinja::UndefinedBehavior::Strict);
+    env.set_trim_blocks(true);
+    env.set_lstrip_blocks(true);
+    env.set_keep_trailing_newline(true);
+    let err = |e: minijinja::Error| ShapeError::Template {
+        name: template.source.clone(),
+        message: e.to_string(),
+    };
+    env.add_template("t", &template.text).map_err(err)?;
+    let tmpl = env.get_template("t").map_err(err)?;
+    tmpl.render(vars).map_err(err)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tack_protocol::{ApprovalPolicy, ProviderInfo, Wire};
+
+    fn ctx() -> StepContext {
+        StepContext {
+            session_id: "s".into(),
+            turn_id: "t".into(),
+            step: 0,
+            cwd: "/work/p".into(),
+            now: "2026-11-29T12:00:00+00:00".into(),
+            os: "linux".into(),
+            os_version: "Linux 6.1".into(),
+            shell: "/bin/bash".into(),
+            git: None,
+            project_docs: vec![],
+            listing: vec![],
+            model: "m".into(),
+            provider: ProviderInfo {
+                id: "p".into(),
+                name: "P".into(),
+                base_url: "http://x".into(),
+                wire: Wire::Chat,
+            },
+            approval: ApprovalPolicy::Untrusted,
+        }
+    }
+
+    #[test]
+    fn override_file_wins_and_reports_its_source() {
+        let dir = std::env::temp_dir().join(format!("tack-prompts-{}", std::process::id()));
+        std::fs::create_dir_all(dir.join("minimal")).unwrap();
+        std::fs::write(dir.join("minimal/system.md"), "custom {{ cwd }} on {{ date }}").unwrap();
+        let store = PromptStore::with_override_dir(&dir);
+        let t = store.get("minimal", "system.md").unwrap();
+        assert!(t.source.starts_with("file:"), "{}", t.source);
+        let c = ctx();
+        assert_eq!(
+            render(&t, &TemplateVars::new(&c, None)).unwrap(),
+            "custom /work/p on 2026-11-29"
+        );
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn undefined_variable_is_a_clear_error() {
+        let t = Template {
+            text: "hello {{ nope }}".into(),
+            source: "import:x/y".into(),
+        };
+        let c = ctx();
+        let err = render(&t, &TemplateVars::new(&c, None)).unwrap_err();
+        assert!(err.to_string().contains("import:x/y"), "{err}");
+    }
+
+    #[test]
+    fn builtin_templates_render() {
+        let store = PromptStore::builtin();
+        let c = ctx();
+        for h in ["minimal", "native"] {
+            let t = store.get(h, "system.md").unwrap();
+            let text = render(&t, &TemplateVars::new(&c, Some("be brief"))).unwrap();
+            assert!(text.contains("/work/p"), "{h}: {text}");
+        }
+    }
+}
