@@ -15,6 +15,7 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+mod apply_patch;
 mod args;
 mod capture;
 mod edit;
@@ -24,6 +25,7 @@ mod read_file;
 mod shell;
 mod write_file;
 
+pub use apply_patch::ApplyPatchTool;
 pub use edit::EditTool;
 pub use read_file::ReadFileTool;
 pub use shell::ShellTool;
@@ -142,6 +144,7 @@ pub fn builtin_tools() -> Vec<Arc<dyn ToolHandler>> {
         Arc::new(ReadFileTool::new()),
         Arc::new(WriteFileTool::new()),
         Arc::new(EditTool::new()),
+        Arc::new(ApplyPatchTool::new()),
     ]
 }
 

@@ -1,0 +1,6 @@
+class Config:
+    debug = False
+    name = 'x'
+
+class Other:
+    pass

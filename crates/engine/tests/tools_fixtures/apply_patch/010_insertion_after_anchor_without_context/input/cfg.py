@@ -1,0 +1,5 @@
+class Config:
+    name = 'x'
+
+class Other:
+    pass
