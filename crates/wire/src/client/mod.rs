@@ -1,1 +1,393 @@
-//! placeholder
+//! The HTTP client: sends a [`RenderedRequest`], retries where it is safe, records every
+//! attempt as an [`Exchange`](tack_protocol::Exchange) and decodes the response as it
+//! arrives.
+//!
+//! ```text
+//! ModelClient::open ──attempt 1──▶ send ─▶ status ─▶ first body byte ─▶ ResponseStream
+//!                     (retry: connect error, timeout, 429, 5xx, overload, empty/broken body
+//!                      before the first byte; backoff with jitter or Retry-After; cancellable)
+//! ResponseStream::next ─▶ chunk ─▶ decoder.push ─▶ events   (idle timeout, cancellation)
+//! ```
+//!
+//! After the first body byte nothing is retried: the engine may already have shown or acted on
+//! output, so a failure is reported (e.g. `stream_truncated`) and the engine decides.
+
+mod auth;
+mod record;
+mod retry;
+mod stream;
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
+use tack_protocol::{ErrorKind, ModelError, ReasoningOrigin, Wire};
+use tokio_util::sync::CancellationToken;
+use tracing::Instrument;
+
+pub use auth::{Auth, AuthScheme, SecretString};
+pub use record::{ExchangeMeta, ExchangeSink, redact_url};
+pub use retry::RetryPolicy;
+pub use stream::ResponseStream;
+
+use crate::RenderedRequest;
+use crate::errors::{classify_http, classify_transport};
+use crate::tool_kinds::ToolKinds;
+use record::Recorder;
+use stream::{Body, StreamContext, idle_timeout_error};
+
+/// Largest error body read to classify a non-2xx reply; error bodies are small, and a huge one
+/// is not worth waiting for.
+const MAX_ERROR_BODY: usize = 64 * 1024;
+
+/// Client settings.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ClientConfig {
+    /// Time allowed to open the TCP/TLS connection.
+    pub connect_timeout: Duration,
+    /// Longest wait for the response headers, for the first body byte, and between two body
+    /// pieces. Reasoning models can think for minutes before their first token on servers
+    /// that do not stream reasoning, hence the generous default.
+    pub idle_timeout: Duration,
+    /// Retries before the first body byte.
+    pub retry: RetryPolicy,
+    /// `user-agent` sent (and recorded) unless the request sets its own.
+    pub user_agent: String,
+}
+
+impl Default for ClientConfig {
+    /// 10 s connect, 300 s idle, [`RetryPolicy::default`], `tack/<version>`.
+    fn default() -> Self {
+        ClientConfig {
+            connect_timeout: Duration::from_secs(10),
+            idle_timeout: Duration::from_secs(300),
+            retry: RetryPolicy::default(),
+            user_agent: concat!("tack/", env!("CARGO_PKG_VERSION")).to_string(),
+        }
+    }
+}
+
+/// Everything one sampling request needs besides the client: the request, how to
+/// authenticate, how to decode the reply, and what to stamp on its exchange records.
+#[derive(Debug, Clone, Copy)]
+pub struct Sampling<'a> {
+    /// The rendered request (no credentials).
+    pub request: &'a RenderedRequest,
+    /// The key and its header; `None` for servers without auth (local models).
+    pub auth: Option<&'a Auth>,
+    /// Wire of the request, selecting the decoder.
+    pub wire: Wire,
+    /// Tool kinds from shaping.
+    pub tool_kinds: &'a ToolKinds,
+    /// Stamped on reasoning items.
+    pub origin: &'a ReasoningOrigin,
+    /// Stamped on exchange records.
+    pub meta: &'a ExchangeMeta,
+}
+
+/// An HTTP client for model requests. Cheap to clone (the connection pool is shared).
+#[derive(Debug, Clone)]
+pub struct ModelClient {
+    http: reqwest::Client,
+    config: ClientConfig,
+}
+
+impl ModelClient {
+    /// A client with its own connection pool (rustls; redirects are not followed, since a
+    /// redirected API is a configuration error worth reporting and re-posting a body to
+    /// another host is unsafe).
+    ///
+    /// # Errors
+    /// `config` if the TLS backend cannot be initialized.
+    pub fn new(config: ClientConfig) -> Result<Self, ModelError> {
+        let http = reqwest::Client::builder()
+            .connect_timeout(config.connect_timeout)
+            .redirect(reqwest::redirect::Policy::none())
+            .pool_idle_timeout(Duration::from_secs(90))
+            .build()
+            .map_err(|e| classify_transport(&e))?;
+        Ok(ModelClient { http, config })
+    }
+
+    /// The settings in force.
+    pub fn config(&self) -> &ClientConfig {
+        &self.config
+    }
+
+    /// Sends `sampling.request` and returns its events as they arrive.
+    ///
+    /// Each attempt is recorded and handed to `sink` when it ends: a failed attempt at once,
+    /// the successful one when its [`ResponseStream`] ends (completed, failed, cancelled or
+    /// dropped). Retries follow [`ClientConfig::retry`] and happen only before the first body
+    /// byte. Cancelling `cancel` aborts a send, a backoff wait or the stream.
+    ///
+    /// A `text/event-stream` reply is decoded incrementally; an `application/json` reply (a
+    /// non-streaming request, or a server that ignored `stream: true`) is decoded whole into
+    /// the same events.
+    ///
+    /// # Errors
+    /// The classified error of the last attempt (see [`crate::errors`]), `cancelled`, or
+    /// `config` for an unusable request (bad header, bad key characters, bad URL).
+    pub async fn open(
+        &self,
+        sampling: Sampling<'_>,
+        sink: ExchangeSink,
+        cancel: CancellationToken,
+    ) -> Result<ResponseStream, ModelError> {
+        let span = tracing::info_span!(
+            "sampling_request",
+            wire = %sampling.wire,
+            provider = %sampling.meta.provider,
+            model = %sampling.meta.model,
+            url = %redact_url(&sampling.request.url),
+            attempt = tracing::field::Empty,
+        );
+        self.open_inner(sampling, sink, cancel, span.clone())
+            .instrument(span)
+            .await
+    }
+
+    async fn open_inner(
+        &self,
+        sampling: Sampling<'_>,
+        sink: ExchangeSink,
+        cancel: CancellationToken,
+        span: tracing::Span,
+    ) -> Result<ResponseStream, ModelError> {
+        let prepared = Prepared::new(&sampling, &self.config)?;
+        let policy = self.config.retry;
+        let mut attempt = 1;
+        loop {
+            span.record("attempt", attempt);
+            let mut recorder = Recorder::start(
+                sampling.meta,
+                sampling.wire,
+                sampling.request,
+                &prepared.recorded_headers,
+                attempt,
+                prepared.secret.clone(),
+            );
+            match self
+                .attempt(&prepared, sampling.request, &mut recorder, &cancel)
+                .await
+            {
+                Ok((response, first)) => {
+                    let json = is_json_reply(&response, sampling.request.stream);
+                    let body = Body::new(
+                        json,
+                        sampling.wire,
+                        sampling.tool_kinds.clone(),
+                        sampling.origin.clone(),
+                    );
+                    let ctx = StreamContext {
+                        sink,
+                        cancel,
+                        idle_timeout: self.config.idle_timeout,
+                        span: span.clone(),
+                    };
+                    return Ok(ResponseStream::new(response, &first, body, recorder, ctx));
+                }
+                Err(mut error) => {
+                    if let Some(secret) = &prepared.secret {
+                        scrub_error(&mut error, secret);
+                    }
+                    sink(recorder.finish(Some(&error)));
+                    let Some(delay) = policy.delay_after(attempt, &error) else {
+                        tracing::warn!(kind = %error.kind, message = %error.message, "request failed");
+                        return Err(error);
+                    };
+                    tracing::info!(
+                        kind = %error.kind,
+                        retry_in_ms = delay.as_millis() as u64,
+                        "retrying"
+                    );
+                    tokio::select! {
+                        biased;
+                        () = cancel.cancelled() => return Err(cancelled()),
+                        () = tokio::time::sleep(delay) => {}
+                    }
+                    attempt += 1;
+                }
+            }
+        }
+    }
+
+    /// One attempt, up to the first body byte.
+    async fn attempt(
+        &self,
+        prepared: &Prepared,
+        request: &RenderedRequest,
+        recorder: &mut Recorder,
+        cancel: &CancellationToken,
+    ) -> Result<(reqwest::Response, bytes::Bytes), ModelError> {
+        let send = self
+            .http
+            .request(prepared.method.clone(), prepared.url.clone())
+            .headers(prepared.headers.clone())
+            .body(request.body.clone())
+            .send();
+        let idle = self.config.idle_timeout;
+        let mut response = tokio::select! {
+            biased;
+            () = cancel.cancelled() => return Err(cancelled()),
+            r = tokio::time::timeout(idle, send) => match r {
+                Err(_) => return Err(idle_timeout_error(idle)),
+                Ok(Err(e)) => return Err(classify_transport(&e)),
+                Ok(Ok(response)) => response,
+            },
+        };
+        let status = response.status().as_u16();
+        recorder.response(status, response.headers());
+        tracing::debug!(status, "response headers");
+        if !response.status().is_success() {
+            let body = read_error_body(&mut response, recorder, idle, cancel).await?;
+            return Err(classify_http(status, response.headers(), &body));
+        }
+        let first = tokio::select! {
+            biased;
+            () = cancel.cancelled() => return Err(cancelled()),
+            r = tokio::time::timeout(idle, response.chunk()) => match r {
+                Err(_) => return Err(idle_timeout_error(idle)),
+                Ok(Err(e)) => {
+                    let mut error = classify_transport(&e);
+                    error.kind = ErrorKind::StreamTruncated;
+                    error.retryable = true;
+                    return Err(error);
+                }
+                Ok(Ok(None)) => {
+                    return Err(ModelError::new(
+                        ErrorKind::StreamTruncated,
+                        format!("HTTP {status} with an empty body"),
+                    )
+                    .with_status(status));
+                }
+                Ok(Ok(Some(first))) => first,
+            },
+        };
+        recorder.chunk(&first);
+        Ok((response, first))
+    }
+}
+
+/// The per-request parts that stay the same across attempts.
+struct Prepared {
+    method: reqwest::Method,
+    url: reqwest::Url,
+    headers: HeaderMap,
+    /// Headers as recorded (auth included, redacted by the recorder).
+    recorded_headers: Vec<(String, String)>,
+    secret: Option<Arc<str>>,
+}
+
+impl Prepared {
+    fn new(sampling: &Sampling<'_>, config: &ClientConfig) -> Result<Self, ModelError> {
+        let request = sampling.request;
+        let method = reqwest::Method::from_bytes(request.method.as_bytes()).map_err(|_| {
+            ModelError::new(
+                ErrorKind::Config,
+                format!("`{}` is not an HTTP method", request.method),
+            )
+        })?;
+        let url = reqwest::Url::parse(&request.url).map_err(|e| {
+            ModelError::new(
+                ErrorKind::Config,
+                format!("invalid request URL `{}`: {e}", redact_url(&request.url)),
+            )
+            .with_hint("check the provider's base URL")
+        })?;
+        let mut headers = HeaderMap::with_capacity(request.headers.len() + 2);
+        let mut recorded = Vec::with_capacity(request.headers.len() + 2);
+        for (name, value) in &request.headers {
+            let header_name = HeaderName::try_from(name.as_str()).map_err(|_| {
+                ModelError::new(ErrorKind::Config, format!("invalid header name `{name}`"))
+            })?;
+            let mut header_value = HeaderValue::try_from(value.as_str()).map_err(|_| {
+                ModelError::new(
+                    ErrorKind::Config,
+                    format!("invalid characters in the value of header `{name}`"),
+                )
+            })?;
+            if tack_protocol::is_secret_header(name) {
+                header_value.set_sensitive(true);
+            }
+            headers.append(header_name, header_value);
+            recorded.push((name.clone(), value.clone()));
+        }
+        if !headers.contains_key(reqwest::header::USER_AGENT)
+            && let Ok(ua) = HeaderValue::try_from(config.user_agent.as_str())
+        {
+            headers.insert(reqwest::header::USER_AGENT, ua);
+            recorded.push(("user-agent".to_string(), config.user_agent.clone()));
+        }
+        let mut secret = None;
+        if let Some(auth) = sampling.auth {
+            let (name, value) = auth.header()?;
+            recorded.push((name.as_str().to_string(), tack_protocol::REDACTED.to_string()));
+            headers.insert(name, value);
+            secret = Some(Arc::from(auth.key.expose()));
+        }
+        Ok(Prepared {
+            method,
+            url,
+            headers,
+            recorded_headers: recorded,
+            secret,
+        })
+    }
+}
+
+/// Whether the reply is one JSON document rather than SSE: by `content-type`, else by whether
+/// the request asked for a stream.
+fn is_json_reply(response: &reqwest::Response, requested_stream: bool) -> bool {
+    let content_type = response
+        .headers()
+        .get(reqwest::header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or("")
+        .to_ascii_lowercase();
+    if content_type.starts_with("text/event-stream") {
+        false
+    } else if content_type.starts_with("application/json") {
+        true
+    } else {
+        !requested_stream
+    }
+}
+
+/// Reads (and records) up to [`MAX_ERROR_BODY`] bytes of an error reply.
+async fn read_error_body(
+    response: &mut reqwest::Response,
+    recorder: &mut Recorder,
+    idle: Duration,
+    cancel: &CancellationToken,
+) -> Result<Vec<u8>, ModelError> {
+    let mut body = Vec::new();
+    while body.len() < MAX_ERROR_BODY {
+        let chunk = tokio::select! {
+            biased;
+            () = cancel.cancelled() => return Err(cancelled()),
+            r = tokio::time::timeout(idle, response.chunk()) => r,
+        };
+        match chunk {
+            Ok(Ok(Some(bytes))) => {
+                recorder.chunk(&bytes);
+                body.extend_from_slice(&bytes);
+            }
+            // A broken or silent error body still has a status worth reporting.
+            Ok(Ok(None)) | Ok(Err(_)) | Err(_) => break,
+        }
+    }
+    body.truncate(MAX_ERROR_BODY);
+    Ok(body)
+}
+
+fn cancelled() -> ModelError {
+    ModelError::new(ErrorKind::Cancelled, "the request was cancelled")
+}
+
+/// Removes the key from an error's text (a server may echo it in its error body).
+fn scrub_error(error: &mut ModelError, secret: &str) {
+    if secret.len() >= 8 && error.message.contains(secret) {
+        error.message = error.message.replace(secret, tack_protocol::REDACTED);
+    }
+}

@@ -1,6 +1,8 @@
 //! Shared helpers for the integration tests.
 #![allow(dead_code)]
 
+pub mod server;
+
 use std::path::PathBuf;
 
 use tack_protocol::{ReasoningOrigin, Wire};
