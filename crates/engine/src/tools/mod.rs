@@ -20,13 +20,20 @@ mod args;
 mod capture;
 mod edit;
 mod file_change;
+mod glob;
+mod grep;
+mod list_dir;
 mod paths;
 mod read_file;
+mod search;
 mod shell;
 mod write_file;
 
 pub use apply_patch::ApplyPatchTool;
 pub use edit::EditTool;
+pub use glob::GlobTool;
+pub use grep::GrepTool;
+pub use list_dir::ListDirTool;
 pub use read_file::ReadFileTool;
 pub use shell::ShellTool;
 pub use write_file::WriteFileTool;
@@ -145,6 +152,9 @@ pub fn builtin_tools() -> Vec<Arc<dyn ToolHandler>> {
         Arc::new(WriteFileTool::new()),
         Arc::new(EditTool::new()),
         Arc::new(ApplyPatchTool::new()),
+        Arc::new(ListDirTool::new()),
+        Arc::new(GlobTool::new()),
+        Arc::new(GrepTool::new()),
     ]
 }
 
