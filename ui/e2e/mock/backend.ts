@@ -1,0 +1,543 @@
+/**
+ * A scripted stand-in for the desktop shell, for `npm run dev` in a plain browser, the
+ * Playwright flows and the perf harness.
+ *
+ * Commands answer from in-memory state. `sendInput` replays a *recording*: a JSON fixture of
+ * the engine events one real turn produced (e2e/fixtures), with their relative times. The
+ * replay waits for the user where the engine would: after `approval_requested` until
+ * `decideApproval`, and before `turn_aborted{interrupted}` until `interrupt` (which also
+ * skips the rest of the streaming). Every invoke is logged so tests can assert arguments.
+ */
+import type {
+  ApprovalDecision,
+  EngineEvent,
+  Exchange,
+  ExchangeSummary,
+  HarnessInfo,
+  Item,
+  KeyState,
+  ProviderInput,
+  ProviderView,
+  SessionSettings,
+  SessionSummary,
+  SessionView,
+  StartSessionInput,
+} from "../../src/ipc/types";
+
+export interface RecordedEvent {
+  /** Milliseconds since the start of the turn. */
+  t: number;
+  event: EngineEvent;
+}
+
+export interface Recording {
+  description: string;
+  events: RecordedEvent[];
+  exchanges: Exchange[];
+}
+
+export interface PastSession {
+  summary: SessionSummary;
+  settings: SessionSettings;
+  items: Item[];
+  exchanges: Exchange[];
+}
+
+export interface MockConfig {
+  /** Recordings to play for successive `sendInput` calls; when empty, picked by keyword. */
+  turns?: string[];
+  /** Playback speed factor: 2 plays twice as fast. */
+  speed?: number;
+  keychainAvailable?: boolean;
+  /** Folder `pickWorkspace` returns, and the initial one. */
+  workspace?: string;
+}
+
+export interface InvokeCall {
+  cmd: string;
+  args: Record<string, unknown>;
+}
+
+type Emit = (event: string, payload: unknown) => void;
+
+class ShellError {
+  constructor(
+    readonly message: string,
+    readonly hint: string | null = null,
+  ) {}
+}
+
+const HARNESSES: HarnessInfo[] = [
+  { id: "native", wires: ["chat", "responses", "messages"], description: "The provider's own dialect, no disguise." },
+  { id: "minimal", wires: ["chat", "responses", "messages"], description: "A short system prompt and the core tools." },
+  { id: "claude-code", wires: ["messages"], description: "Shaped like Claude Code's requests." },
+  { id: "kimi-cli", wires: ["chat"], description: "Shaped like Kimi CLI's requests." },
+  { id: "qwen-code", wires: ["chat"], description: "Shaped like Qwen Code's requests." },
+  { id: "opencode", wires: ["chat", "messages"], description: "Shaped like opencode's requests." },
+  { id: "terminus-2", wires: ["chat"], description: "Text protocol: commands parsed from the reply." },
+];
+
+function key(set: boolean, last4: string | null, source: KeyState["source"]): KeyState {
+  return { set, last4, source };
+}
+
+function initialProviders(): ProviderView[] {
+  return [
+    { id: "deepseek", name: "DeepSeek", baseUrl: "https://api.deepseek.com/v1", wire: "chat", model: "deepseek-chat", harness: null, envKey: "DEEPSEEK_API_KEY", key: key(true, "a9f2", "keychain"), builtin: true },
+    { id: "anthropic", name: "Anthropic", baseUrl: "https://api.anthropic.com/v1", wire: "messages", model: "claude-sonnet-4-5", harness: "claude-code", envKey: "ANTHROPIC_API_KEY", key: key(false, null, "none"), builtin: true },
+    { id: "openai", name: "OpenAI", baseUrl: "https://api.openai.com/v1", wire: "responses", model: "gpt-5-codex", harness: null, envKey: "OPENAI_API_KEY", key: key(true, "7Qx1", "env"), builtin: true },
+    { id: "llama-local", name: "llama.cpp (local)", baseUrl: "http://127.0.0.1:8080/v1", wire: "chat", model: "qwen2.5-coder-7b", harness: "minimal", envKey: null, key: key(false, null, "none"), builtin: false },
+  ];
+}
+
+const WORKSPACE_FILES = [
+  "Cargo.toml",
+  "README.md",
+  "crates/protocol/src/lib.rs",
+  "crates/protocol/src/event.rs",
+  "crates/protocol/src/item.rs",
+  "crates/wire/src/lib.rs",
+  "crates/wire/src/sse.rs",
+  "crates/wire/src/retry.rs",
+  "crates/engine/src/approval.rs",
+  "crates/engine/src/session.rs",
+  "crates/harness/src/registry.rs",
+  "docs/ipc.md",
+  "ui/src/app/App.tsx",
+];
+
+interface SessionState {
+  summary: SessionSummary;
+  settings: SessionSettings;
+  items: Item[];
+  exchanges: Map<string, Exchange>;
+  running: boolean;
+  turn: Playback | null;
+}
+
+/** One recording being replayed. */
+class Playback {
+  private at = 0;
+  private timer: ReturnType<typeof setTimeout> | null = null;
+  private waitingFor: { kind: "approval"; id: string } | { kind: "interrupt" } | null = null;
+  private decision: ApprovalDecision | null = null;
+  private elapsed = 0;
+  readonly turnId: string;
+
+  constructor(
+    private readonly recording: Recording,
+    private readonly input: string,
+    private readonly speed: number,
+    private readonly emit: (event: EngineEvent) => void,
+    private readonly onExchange: (exchange: Exchange) => void,
+    private readonly onItem: (item: Item) => void,
+    private readonly onEnd: () => void,
+  ) {
+    const first = recording.events.find((e) => "turn_id" in e.event);
+    this.turnId = first && "turn_id" in first.event ? String(first.event.turn_id) : "turn";
+  }
+
+  start(): void {
+    this.schedule();
+  }
+
+  stop(): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+  }
+
+  decide(approvalId: string, decision: ApprovalDecision): boolean {
+    if (this.waitingFor?.kind !== "approval" || this.waitingFor.id !== approvalId) return false;
+    this.decision = decision;
+    this.waitingFor = null;
+    this.schedule();
+    return true;
+  }
+
+  interrupt(): void {
+    this.stop();
+    const abortAt = this.recording.events.findIndex((e, i) => i >= this.at && e.event.type === "turn_aborted");
+    this.waitingFor = null;
+    if (abortAt >= 0) {
+      this.at = abortAt;
+    } else {
+      this.at = this.recording.events.length;
+      this.emit({ type: "turn_aborted", turn_id: this.turnId, reason: "interrupted" });
+      this.onEnd();
+      return;
+    }
+    this.elapsed = this.recording.events[abortAt]?.t ?? this.elapsed;
+    this.step();
+  }
+
+  private schedule(): void {
+    const next = this.recording.events[this.at];
+    if (!next) {
+      this.onEnd();
+      return;
+    }
+    if (next.event.type === "turn_aborted" && next.event.reason === "interrupted") {
+      this.waitingFor = { kind: "interrupt" };
+      return;
+    }
+    const delay = Math.max(0, (next.t - this.elapsed) / this.speed);
+    this.timer = setTimeout(() => {
+      this.elapsed = next.t;
+      this.step();
+    }, delay);
+  }
+
+  private step(): void {
+    const entry = this.recording.events[this.at];
+    if (!entry) {
+      this.onEnd();
+      return;
+    }
+    this.at++;
+    const event = this.personalize(entry.event);
+    if (event.type === "exchange_recorded") {
+      const full = this.recording.exchanges.find((x) => x.id === event.exchange.id);
+      if (full) this.onExchange(full);
+    }
+    if (event.type === "item_completed") this.onItem(event.item);
+    this.emit(event);
+    if (event.type === "approval_requested") {
+      this.waitingFor = { kind: "approval", id: event.request.id };
+      return;
+    }
+    if (event.type === "turn_completed" || event.type === "turn_aborted") {
+      this.onEnd();
+      return;
+    }
+    this.schedule();
+  }
+
+  /** Fills the recording's placeholders with what this user actually did. */
+  private personalize(event: EngineEvent): EngineEvent {
+    const reason = this.decision?.type === "deny" ? (this.decision.reason ?? "") : "";
+    if (event.type === "approval_resolved" && this.decision) {
+      return { ...event, decision: this.decision.type === "deny" ? { type: "deny", reason } : this.decision };
+    }
+    const text = JSON.stringify(event);
+    if (!text.includes("{{")) return event;
+    return JSON.parse(
+      text
+        .replaceAll("{{input}}", JSON.stringify(this.input).slice(1, -1))
+        .replaceAll("{{deny_reason}}", JSON.stringify(reason || "(no reason given)").slice(1, -1)),
+    ) as EngineEvent;
+  }
+}
+
+export class MockShell {
+  readonly calls: InvokeCall[] = [];
+  private providers = initialProviders();
+  private sessions = new Map<string, SessionState>();
+  private sessionSeq = 0;
+  private queue: string[];
+  private readonly speed: number;
+  private readonly keychainAvailable: boolean;
+  readonly workspace: string;
+
+  constructor(
+    private readonly recordings: Record<string, Recording>,
+    past: PastSession[],
+    private readonly emitRaw: Emit,
+    config: MockConfig = {},
+  ) {
+    this.queue = [...(config.turns ?? [])];
+    this.speed = config.speed ?? 1;
+    this.keychainAvailable = config.keychainAvailable ?? true;
+    this.workspace = config.workspace ?? "/home/dev/tack";
+    for (const p of past) {
+      this.sessions.set(p.summary.id, {
+        summary: p.summary,
+        settings: p.settings,
+        items: p.items,
+        exchanges: new Map(p.exchanges.map((x) => [x.id, x])),
+        running: false,
+        turn: null,
+      });
+    }
+  }
+
+  /** Adds a session with `count` generated history items (perf harness). */
+  seedLargeSession(count: number): string {
+    const id = "ses-large";
+    const items: Item[] = [];
+    for (let i = 0; i < count; i++) {
+      const turn = Math.floor(i / 5);
+      switch (i % 5) {
+        case 0:
+          items.push({ type: "message", id: `l-u${i}`, role: "user", content: [{ type: "text", text: `Step ${turn}: check the retry path for provider ${turn % 7} and report what changed.` }] });
+          break;
+        case 1:
+          items.push({ type: "reasoning", id: `l-r${i}`, text: `Look at attempt ${turn}; compare the delay with the cap.` });
+          break;
+        case 2:
+          items.push({ type: "function_call", id: `l-f${i}`, call_id: `l-c${i}`, name: "shell", arguments: JSON.stringify({ command: ["bash", "-lc", `cargo test -p tack-wire retry_${turn} -- --nocapture`] }) });
+          break;
+        case 3:
+          items.push({ type: "tool_output", id: `l-o${i}`, call_id: `l-c${i - 1}`, output: { text: `running 1 test\ntest retry_${turn} ... ok\n\ntest result: ok. 1 passed; 0 failed`, status: "completed", exit_code: 0, duration_ms: 400 + (turn % 9) * 37 } });
+          break;
+        default:
+          items.push({ type: "message", id: `l-a${i}`, role: "assistant", content: [{ type: "text", text: `Attempt **${turn}** passes. The delay is \`${(turn % 5) * 250} ms\`, under the cap.\n\n- backoff doubles\n- \`Retry-After\` wins when longer` }] });
+      }
+    }
+    this.sessions.set(id, {
+      summary: { id, title: `Large session (${count} items)`, cwd: this.workspace, createdAt: "2026-11-20T09:00:00Z", updatedAt: "2026-11-29T09:00:00Z", itemCount: count },
+      settings: { cwd: this.workspace, provider: "deepseek", model: "deepseek-chat", wire: "chat", harness: "minimal", approval: "on-request" },
+      items,
+      exchanges: new Map(),
+      running: false,
+      turn: null,
+    });
+    return id;
+  }
+
+  /**
+   * Streams `tokensPerSecond` text deltas for `seconds` into a session as one turn (perf
+   * harness). Resolves when the turn completed.
+   */
+  streamTokens(sessionId: string, tokensPerSecond: number, seconds: number): Promise<void> {
+    const turnId = `turn-perf-${Date.now()}`;
+    const emit = (event: EngineEvent) => this.emitRaw("engine-event-envelope", { sessionId, event });
+    emit({ type: "turn_started", turn_id: turnId });
+    const words = ["The ", "retry ", "policy ", "caps ", "the ", "delay; ", "`Retry-After` ", "wins ", "when ", "longer. ", "Each ", "attempt ", "is ", "recorded.\n\n"];
+    const total = tokensPerSecond * seconds;
+    const start = performance.now();
+    let sent = 0;
+    return new Promise((resolve) => {
+      const tick = () => {
+        const due = Math.min(total, Math.floor(((performance.now() - start) / 1000) * tokensPerSecond));
+        while (sent < due) {
+          emit({ type: "text_delta", turn_id: turnId, text: words[sent % words.length] ?? " " });
+          sent++;
+        }
+        if (sent >= total) {
+          emit({ type: "turn_completed", turn_id: turnId, usage: { input_tokens: 1000, output_tokens: total, cached_input_tokens: 0, cache_write_tokens: 0, reasoning_tokens: 0 } });
+          resolve();
+          return;
+        }
+        setTimeout(tick, 5);
+      };
+      tick();
+    });
+  }
+
+  invoke(cmd: string, args: Record<string, unknown> = {}): unknown {
+    this.calls.push({ cmd, args: structuredClone(args) });
+    switch (cmd) {
+      case "app_info":
+        return {
+          version: "0.1.0",
+          configPath: "/home/dev/.config/tack/config.toml",
+          dataDir: "/home/dev/.local/share/tack",
+          keychain: this.keychainAvailable
+            ? { available: true, message: null }
+            : { available: false, message: "Secret Service: no result found" },
+        };
+      case "list_providers":
+        return this.providers;
+      case "save_provider":
+        return this.saveProvider(args.input as ProviderInput);
+      case "delete_provider":
+        return this.deleteProvider(String(args.id));
+      case "set_provider_key":
+        return this.setKey(String(args.id), String(args.key));
+      case "clear_provider_key":
+        return this.setKeyState(String(args.id), key(false, null, "none"));
+      case "list_harnesses":
+        return HARNESSES;
+      case "pick_workspace":
+        return this.workspace;
+      case "workspace_files":
+        return WORKSPACE_FILES;
+      case "start_session":
+        return this.startSession(args.input as StartSessionInput);
+      case "resume_session":
+        return this.view(this.session(String(args.sessionId)));
+      case "send_input":
+        return this.sendInput(String(args.sessionId), String(args.text));
+      case "interrupt":
+        this.session(String(args.sessionId)).turn?.interrupt();
+        return null;
+      case "decide_approval": {
+        const session = this.session(String(args.sessionId));
+        if (!session.turn?.decide(String(args.approvalId), args.decision as ApprovalDecision)) {
+          throw new ShellError("No such pending approval.", "It may have been answered already.");
+        }
+        return null;
+      }
+      case "list_sessions":
+        return [...this.sessions.values()]
+          .map((s) => s.summary)
+          .filter((s) => args.cwd === null || s.cwd === args.cwd)
+          .sort((a, b) => b.updatedAt.localeCompare(a.updatedAt));
+      case "rename_session":
+        this.session(String(args.sessionId)).summary.title = String(args.title);
+        return null;
+      case "delete_session":
+        this.sessions.delete(String(args.sessionId));
+        return null;
+      case "export_session":
+        return `/home/dev/Documents/${String(args.sessionId)}.${args.format === "markdown" ? "md" : "jsonl"}`;
+      case "list_exchanges":
+        return [...this.session(String(args.sessionId)).exchanges.values()].map(summarize);
+      case "get_exchange": {
+        const exchange = this.session(String(args.sessionId)).exchanges.get(String(args.exchangeId));
+        if (!exchange) throw new ShellError("No such exchange.");
+        return exchange;
+      }
+      case "exchange_curl": {
+        const exchange = this.session(String(args.sessionId)).exchanges.get(String(args.exchangeId));
+        if (!exchange) throw new ShellError("No such exchange.");
+        return curlOf(exchange);
+      }
+      default:
+        throw new ShellError(`unknown command ${cmd}`);
+    }
+  }
+
+  private session(id: string): SessionState {
+    const session = this.sessions.get(id);
+    if (!session) throw new ShellError(`No session ${id}.`, "It may have been deleted.");
+    return session;
+  }
+
+  private view(session: SessionState): SessionView {
+    return {
+      id: session.summary.id,
+      title: session.summary.title,
+      settings: session.settings,
+      items: session.items,
+      exchanges: [...session.exchanges.values()].map(summarize),
+      running: session.running,
+    };
+  }
+
+  private saveProvider(input: ProviderInput): ProviderView {
+    if (!input.id || !input.baseUrl) throw new ShellError("A provider needs an id and a base URL.");
+    const existing = this.providers.find((p) => p.id === input.id);
+    const saved: ProviderView = { ...input, key: existing?.key ?? key(false, null, "none"), builtin: existing?.builtin ?? false };
+    this.providers = existing ? this.providers.map((p) => (p.id === input.id ? saved : p)) : [...this.providers, saved];
+    return saved;
+  }
+
+  private deleteProvider(id: string): null {
+    const provider = this.providers.find((p) => p.id === id);
+    if (provider?.builtin) throw new ShellError("Built-in providers can't be deleted.", "Clear its key instead.");
+    this.providers = this.providers.filter((p) => p.id !== id);
+    return null;
+  }
+
+  private setKey(id: string, secret: string): KeyState {
+    if (!this.keychainAvailable) throw new ShellError("The system keychain is not available.", "Use the provider's environment variable.");
+    // Like the real shell: only the last four characters ever come back.
+    return this.setKeyState(id, key(true, secret.slice(-4), "keychain"));
+  }
+
+  private setKeyState(id: string, state: KeyState): KeyState {
+    this.providers = this.providers.map((p) => (p.id === id ? { ...p, key: state } : p));
+    return state;
+  }
+
+  private startSession(input: StartSessionInput): SessionView {
+    const provider = this.providers.find((p) => p.id === input.providerId);
+    if (!provider) throw new ShellError(`Unknown provider ${input.providerId}.`);
+    this.sessionSeq++;
+    const id = `ses-new-${this.sessionSeq}`;
+    const now = new Date().toISOString();
+    const settings: SessionSettings = {
+      cwd: input.cwd,
+      provider: provider.id,
+      model: input.model ?? provider.model,
+      wire: provider.wire,
+      harness: input.harness ?? provider.harness ?? "minimal",
+      approval: input.approval,
+    };
+    const session: SessionState = {
+      summary: { id, title: "New session", cwd: input.cwd, createdAt: now, updatedAt: now, itemCount: 0 },
+      settings,
+      items: [],
+      exchanges: new Map(),
+      running: false,
+      turn: null,
+    };
+    this.sessions.set(id, session);
+    setTimeout(() => this.emitEngine(id, { type: "session_configured", session_id: id, settings }), 0);
+    return this.view(session);
+  }
+
+  private sendInput(sessionId: string, text: string): null {
+    const session = this.session(sessionId);
+    if (session.turn) {
+      const turnId = session.turn.turnId;
+      setTimeout(() => this.emitEngine(sessionId, { type: "input_queued", turn_id: turnId, text }), 10);
+      return null;
+    }
+    const name = this.queue.shift() ?? pickRecording(text);
+    const recording = this.recordings[name];
+    if (!recording) throw new ShellError(`No recording named ${name}.`);
+    if (session.summary.title === "New session") session.summary.title = text.slice(0, 60);
+    session.running = true;
+    const playback = new Playback(
+      recording,
+      text,
+      this.speed,
+      (event) => this.emitEngine(sessionId, event),
+      (exchange) => session.exchanges.set(exchange.id, exchange),
+      (item) => {
+        session.items.push(item);
+        session.summary.itemCount = session.items.length;
+      },
+      () => {
+        session.running = false;
+        session.turn = null;
+        session.summary.updatedAt = new Date().toISOString();
+      },
+    );
+    session.turn = playback;
+    setTimeout(() => playback.start(), 0);
+    return null;
+  }
+
+  emitEngine(sessionId: string, event: EngineEvent): void {
+    this.emitRaw("engine-event-envelope", { sessionId, event });
+  }
+
+  emitWorkspaceChange(paths: string[]): void {
+    this.emitRaw("workspace-changed", { cwd: this.workspace, paths });
+  }
+}
+
+/** The recording `npm run dev` plays for a message, by keyword. */
+export function pickRecording(text: string): string {
+  const t = text.toLowerCase();
+  if (/\b(deny|delete|clean|rm)\b/.test(t)) return "shell-deny";
+  if (/\b(edit|change|fix|patch)\b/.test(t)) return "file-edit";
+  if (/\b(error|fail|401|auth)\b/.test(t)) return "error-turn";
+  if (/\b(plan|long|stop)\b/.test(t)) return "interrupted";
+  if (/\b(run|test|cargo|build)\b/.test(t)) return "shell-approve";
+  return "text-stream";
+}
+
+function summarize(exchange: Exchange): ExchangeSummary {
+  const { request_headers: _h, request_body: _b, response_headers: _rh, response_chunks: _c, events: _e, error: _x, ...summary } = exchange;
+  return summary;
+}
+
+function shellQuote(text: string): string {
+  return `'${text.replace(/'/g, `'\\''`)}'`;
+}
+
+/** What the shell's exchangeCurl returns: credentials replaced by the $TACK_API_KEY placeholder. */
+function curlOf(exchange: Exchange): string {
+  const lines = [`curl -N -X ${exchange.method} ${shellQuote(exchange.url)}`];
+  for (const header of exchange.request_headers) {
+    const value = header.value === "[REDACTED]" ? (header.name.toLowerCase() === "authorization" ? "Bearer $TACK_API_KEY" : "$TACK_API_KEY") : header.value;
+    const quoted = value.includes("$TACK_API_KEY") ? `"${header.name}: ${value}"` : shellQuote(`${header.name}: ${value}`);
+    lines.push(`  -H ${quoted}`);
+  }
+  lines.push(`  --data-raw ${shellQuote(exchange.request_body)}`);
+  return lines.join(" \\\n");
+}

@@ -1,0 +1,20 @@
+/** The recorded engine event streams (e2e/fixtures) the mock replays. */
+import errorTurn from "../fixtures/error-turn.json";
+import fileEdit from "../fixtures/file-edit.json";
+import interrupted from "../fixtures/interrupted.json";
+import pastSession from "../fixtures/past-session.json";
+import shellApprove from "../fixtures/shell-approve.json";
+import shellDeny from "../fixtures/shell-deny.json";
+import textStream from "../fixtures/text-stream.json";
+import type { PastSession, Recording } from "./backend";
+
+export const RECORDINGS: Record<string, Recording> = {
+  "text-stream": textStream as unknown as Recording,
+  "shell-approve": shellApprove as unknown as Recording,
+  "shell-deny": shellDeny as unknown as Recording,
+  interrupted: interrupted as unknown as Recording,
+  "file-edit": fileEdit as unknown as Recording,
+  "error-turn": errorTurn as unknown as Recording,
+};
+
+export const PAST_SESSIONS: PastSession[] = [pastSession as unknown as PastSession];

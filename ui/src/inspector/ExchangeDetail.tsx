@@ -1,0 +1,137 @@
+import { useEffect, useState } from "react";
+import { describeFailure, shell, type Exchange, type Header, type StreamEvent } from "../ipc";
+import { Badge } from "../primitives/Badge";
+import { Button } from "../primitives/Button";
+import { CopyIcon } from "../primitives/icons";
+import { Spinner } from "../primitives/Spinner";
+import { Tabs } from "../primitives/Tabs";
+import { toast } from "../toast/toastStore";
+import { formatMs } from "./format";
+import { JsonTree } from "./JsonTree";
+
+type Tab = "request" | "response" | "events";
+const TABS = [
+  { id: "request", label: "Request" },
+  { id: "response", label: "Response" },
+  { id: "events", label: "Events" },
+] as const;
+
+/** One exchange in full: request, raw response chunks, decoded events; copy as curl. */
+export function ExchangeDetail({ sessionId, exchangeId }: { sessionId: string; exchangeId: string }) {
+  const [exchange, setExchange] = useState<Exchange | null>(null);
+  const [failure, setFailure] = useState<string | null>(null);
+  const [tab, setTab] = useState<Tab>("request");
+
+  useEffect(() => {
+    let live = true;
+    setExchange(null);
+    setFailure(null);
+    shell
+      .getExchange(sessionId, exchangeId)
+      .then((x) => live && setExchange(x))
+      .catch((error: unknown) => live && setFailure(describeFailure(error).message));
+    return () => {
+      live = false;
+    };
+  }, [sessionId, exchangeId]);
+
+  const copyCurl = async () => {
+    try {
+      const curl = await shell.exchangeCurl(sessionId, exchangeId);
+      await navigator.clipboard.writeText(curl);
+      toast.success("Copied as curl", "The key is left as $TACK_API_KEY.");
+    } catch (error) {
+      const { message, hint } = describeFailure(error);
+      toast.error(`Could not copy: ${message}`, hint);
+    }
+  };
+
+  if (failure) return <p className="inspector-empty">Could not load the exchange: {failure}</p>;
+  if (!exchange) {
+    return (
+      <p className="inspector-empty">
+        <Spinner label="Loading exchange" /> Loading…
+      </p>
+    );
+  }
+  return (
+    <div className="exchange-detail">
+      <div className="exchange-head">
+        <span className="exchange-method mono">{exchange.method}</span>
+        <span className="exchange-url mono" title={exchange.url}>{exchange.url}</span>
+        <Button size="sm" icon={<CopyIcon />} onClick={() => void copyCurl()}>
+          Copy as curl
+        </Button>
+      </div>
+      {exchange.error && (
+        <p className="exchange-error">
+          <Badge tone="danger">{exchange.error.kind}</Badge> {exchange.error.message}
+        </p>
+      )}
+      <Tabs label="Exchange" tabs={TABS} selected={tab} onSelect={setTab}>
+        {tab === "request" && (
+          <div className="exchange-section">
+            <Headers title="Request headers" headers={exchange.request_headers} />
+            <h3 className="inspector-h3">Body</h3>
+            <JsonTree text={exchange.request_body} label="request body" />
+          </div>
+        )}
+        {tab === "response" && (
+          <div className="exchange-section">
+            <p className="exchange-facts">
+              status <strong>{exchange.status ?? "—"}</strong> · first byte {formatMs(exchange.ttfb_ms)} · total{" "}
+              {formatMs(exchange.total_ms)} · {exchange.response_chunks.length} chunks
+            </p>
+            <Headers title="Response headers" headers={exchange.response_headers} />
+            <h3 className="inspector-h3">Raw body, as received</h3>
+            <ol className="sse-chunks" aria-label="Response chunks">
+              {exchange.response_chunks.map((chunk, i) => (
+                <li key={i} className="sse-chunk">
+                  <span className="sse-time mono">+{chunk.t_ms} ms</span>
+                  <pre className="sse-data mono">{chunk.data}</pre>
+                </li>
+              ))}
+            </ol>
+          </div>
+        )}
+        {tab === "events" && (
+          <div className="exchange-section">
+            <ol className="decoded-events" aria-label="Decoded events">
+              {exchange.events.map((event, i) => (
+                <li key={i} className="decoded-event">
+                  <span className="decoded-type mono">{event.type}</span>
+                  <span className="decoded-body mono">{eventBody(event)}</span>
+                </li>
+              ))}
+            </ol>
+          </div>
+        )}
+      </Tabs>
+    </div>
+  );
+}
+
+function Headers({ title, headers }: { title: string; headers: Header[] }) {
+  if (headers.length === 0) return null;
+  return (
+    <>
+      <h3 className="inspector-h3">{title}</h3>
+      <table className="header-table">
+        <tbody>
+          {headers.map((h, i) => (
+            <tr key={i}>
+              <th scope="row" className="mono">{h.name}</th>
+              <td className={`mono${h.value === "[REDACTED]" ? " redacted" : ""}`}>{h.value}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </>
+  );
+}
+
+function eventBody(event: StreamEvent): string {
+  const { type: _type, ...rest } = event;
+  const text = JSON.stringify(rest);
+  return text === "{}" ? "" : text;
+}

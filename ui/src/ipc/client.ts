@@ -1,0 +1,85 @@
+/**
+ * Typed calls into the desktop shell.
+ *
+ * Every command in `bindings.ts` returns `{status:"ok",data}|{status:"error",error}`. The UI
+ * mostly wants "the data, or an exception carrying the shell's message and hint", so each
+ * call is unwrapped here into a promise that rejects with an {@link IpcError}.
+ */
+import { commands } from "../bindings";
+import type {
+  AppError,
+  AppInfo,
+  ApprovalDecision,
+  Exchange,
+  ExchangeSummary,
+  ExportFormat,
+  HarnessInfo,
+  KeyState,
+  ProviderInput,
+  ProviderView,
+  SessionSummary,
+  SessionView,
+  StartSessionInput,
+} from "./types";
+
+/** A failed command: the shell's message and its hint for the user. */
+export class IpcError extends Error {
+  readonly hint: string | null;
+
+  constructor(error: AppError) {
+    super(error.message);
+    this.name = "IpcError";
+    this.hint = error.hint;
+  }
+}
+
+type CommandResult<T> = { status: "ok"; data: T } | { status: "error"; error: AppError };
+
+async function unwrap<T>(pending: Promise<CommandResult<T>>): Promise<T> {
+  const result = await pending;
+  if (result.status === "error") throw new IpcError(result.error);
+  return result.data;
+}
+
+/** The shell's commands, unwrapped (see the module doc). Names follow docs/ipc.md. */
+export const shell = {
+  appInfo: (): Promise<AppInfo> => unwrap(commands.appInfo()),
+  listProviders: (): Promise<ProviderView[]> => unwrap(commands.listProviders()),
+  saveProvider: (input: ProviderInput): Promise<ProviderView> => unwrap(commands.saveProvider(input)),
+  deleteProvider: (id: string): Promise<null> => unwrap(commands.deleteProvider(id)),
+  setProviderKey: (id: string, key: string): Promise<KeyState> =>
+    unwrap(commands.setProviderKey(id, key)),
+  clearProviderKey: (id: string): Promise<KeyState> => unwrap(commands.clearProviderKey(id)),
+  listHarnesses: (): Promise<HarnessInfo[]> => unwrap(commands.listHarnesses()),
+  pickWorkspace: (): Promise<string | null> => unwrap(commands.pickWorkspace()),
+  workspaceFiles: (cwd: string): Promise<string[]> => unwrap(commands.workspaceFiles(cwd)),
+  startSession: (input: StartSessionInput): Promise<SessionView> =>
+    unwrap(commands.startSession(input)),
+  resumeSession: (sessionId: string): Promise<SessionView> =>
+    unwrap(commands.resumeSession(sessionId)),
+  sendInput: (sessionId: string, text: string): Promise<null> =>
+    unwrap(commands.sendInput(sessionId, text)),
+  interrupt: (sessionId: string): Promise<null> => unwrap(commands.interrupt(sessionId)),
+  decideApproval: (sessionId: string, approvalId: string, decision: ApprovalDecision): Promise<null> =>
+    unwrap(commands.decideApproval(sessionId, approvalId, decision)),
+  listSessions: (cwd: string | null): Promise<SessionSummary[]> =>
+    unwrap(commands.listSessions(cwd)),
+  renameSession: (sessionId: string, title: string): Promise<null> =>
+    unwrap(commands.renameSession(sessionId, title)),
+  deleteSession: (sessionId: string): Promise<null> => unwrap(commands.deleteSession(sessionId)),
+  exportSession: (sessionId: string, format: ExportFormat): Promise<string | null> =>
+    unwrap(commands.exportSession(sessionId, format)),
+  listExchanges: (sessionId: string): Promise<ExchangeSummary[]> =>
+    unwrap(commands.listExchanges(sessionId)),
+  getExchange: (sessionId: string, exchangeId: string): Promise<Exchange> =>
+    unwrap(commands.getExchange(sessionId, exchangeId)),
+  exchangeCurl: (sessionId: string, exchangeId: string): Promise<string> =>
+    unwrap(commands.exchangeCurl(sessionId, exchangeId)),
+};
+
+/** The message to show for any failure of a shell call. */
+export function describeFailure(error: unknown): { message: string; hint: string | null } {
+  if (error instanceof IpcError) return { message: error.message, hint: error.hint };
+  if (error instanceof Error) return { message: error.message, hint: null };
+  return { message: String(error), hint: null };
+}

@@ -1,0 +1,31 @@
+import { ApprovalDialog } from "../approvals/ApprovalDialog";
+import { Composer } from "../composer/Composer";
+import { interruptTurn, sendMessage } from "./actions";
+import { MessageList } from "./MessageList";
+import { useSessionStore } from "./store";
+import { TopBar } from "./TopBar";
+import "./session.css";
+
+/** The open session: top bar, timeline, composer, and the approval dialog when asked. */
+export function SessionView() {
+  const session = useSessionStore((s) => s.session);
+  const rows = useSessionStore((s) => s.timeline.rows);
+  const approvals = useSessionStore((s) => s.approvals);
+  if (!session) return null;
+  return (
+    <div className="session-view">
+      <TopBar title={session.title} settings={session.settings} running={session.running} />
+      {rows.length === 0 ? (
+        <div className="session-empty">
+          <p>Describe what you want done in <span className="mono">{session.settings.cwd}</span>.</p>
+        </div>
+      ) : (
+        <MessageList rows={rows} sessionId={session.id} />
+      )}
+      <div className="composer-dock">
+        <Composer running={session.running} onSend={(text) => void sendMessage(text)} onStop={() => void interruptTurn()} />
+      </div>
+      {approvals[0] && <ApprovalDialog key={approvals[0].request.id} pending={approvals[0]} queued={approvals.length - 1} />}
+    </div>
+  );
+}

@@ -1,0 +1,61 @@
+import { useUiStore } from "../app/uiStore";
+import type { ApprovalPolicy, SessionSettings } from "../ipc";
+import { Badge } from "../primitives/Badge";
+import { IconButton } from "../primitives/Button";
+import { GearIcon, InspectorIcon } from "../primitives/icons";
+import { Spinner } from "../primitives/Spinner";
+
+const POLICY_LABEL: Record<ApprovalPolicy, string> = {
+  untrusted: "asks before anything but reads",
+  "on-request": "asks before risky actions",
+  never: "never asks",
+};
+
+/** Session title and settings in force; the approval policy is loud when it is `never`. */
+export function TopBar({ title, settings, running }: { title: string; settings: SessionSettings | null; running: boolean }) {
+  const inspectorOpen = useUiStore((s) => s.inspectorOpen);
+  const toggleInspector = useUiStore((s) => s.toggleInspector);
+  const show = useUiStore((s) => s.show);
+  return (
+    <header className="topbar">
+      <div className="topbar-title">
+        <h1>{title || "New session"}</h1>
+        {running && <Spinner label="Turn running" />}
+      </div>
+      {settings && (
+        <dl className="topbar-settings" aria-label="Session settings">
+          <Setting term="provider" value={settings.provider} />
+          <Setting term="model" value={settings.model} mono />
+          <Setting term="harness" value={settings.harness} />
+          <Setting term="wire" value={settings.wire} />
+          {settings.approval === "never" ? (
+            <Badge tone="danger" solid className="approval-never" title="Every tool call runs without asking" role="status">
+              approval: never
+            </Badge>
+          ) : (
+            <Badge tone="neutral" title={`Approval policy: ${POLICY_LABEL[settings.approval]}`}>
+              approval: {settings.approval}
+            </Badge>
+          )}
+        </dl>
+      )}
+      <div className="topbar-actions">
+        <IconButton label="Toggle inspector (Ctrl+I)" pressed={inspectorOpen} onClick={toggleInspector}>
+          <InspectorIcon />
+        </IconButton>
+        <IconButton label="Settings (Ctrl+,)" onClick={() => show("settings")}>
+          <GearIcon />
+        </IconButton>
+      </div>
+    </header>
+  );
+}
+
+function Setting({ term, value, mono }: { term: string; value: string; mono?: boolean }) {
+  return (
+    <div className="topbar-setting">
+      <dt>{term}</dt>
+      <dd className={mono ? "mono" : undefined} title={value}>{value}</dd>
+    </div>
+  );
+}

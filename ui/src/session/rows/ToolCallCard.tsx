@@ -1,0 +1,173 @@
+import { memo, useEffect, useId, useLayoutEffect, useMemo, useRef, useState } from "react";
+import stripAnsi from "strip-ansi";
+import { DiffView } from "../../diff/DiffView";
+import { HighlightedCode } from "../../highlight/HighlightedCode";
+import type { ResolvedDecision, ToolDetails } from "../../ipc";
+import { Badge, type BadgeTone } from "../../primitives/Badge";
+import { ChevronIcon, TerminalIcon, ToolIcon } from "../../primitives/icons";
+import { Spinner } from "../../primitives/Spinner";
+import type { ToolRow } from "../rows";
+import {
+  argumentSummary,
+  formatDuration,
+  prettyArguments,
+  shellCommand,
+  toolBadge,
+  type ToolBadge,
+} from "./toolCall";
+
+const BADGE_TONE: Record<ToolBadge, BadgeTone> = {
+  preparing: "neutral",
+  pending: "neutral",
+  "needs approval": "warning",
+  running: "accent",
+  completed: "success",
+  failed: "danger",
+  denied: "warning",
+  aborted: "neutral",
+  "timed out": "danger",
+};
+
+/** A tool call: what was asked, its status, live output, result, and file diffs. */
+export const ToolCallCard = memo(function ToolCallCard({ row }: { row: ToolRow }) {
+  const badge = toolBadge(row);
+  const command = shellCommand(row);
+  const changes = row.output?.details?.type === "file_changes" ? row.output.details.changes : null;
+  // File edits open by default (the diff is the point); other finished calls fold away.
+  const [expanded, setExpanded] = useState<boolean | null>(null);
+  const open = expanded ?? (badge !== "completed" || changes !== null || command !== null);
+  const bodyId = useId();
+  const summary = command ?? argumentSummary(row.input);
+
+  return (
+    <article className={`tool-card tool-${badge.replace(" ", "-")}`} aria-label={`Tool call ${row.name}: ${badge}`}>
+      <header className="tool-header">
+        <button
+          type="button"
+          className="tool-toggle"
+          aria-expanded={open}
+          aria-controls={bodyId}
+          onClick={() => setExpanded(!open)}
+        >
+          <ChevronIcon className={`chevron${open ? " chevron-open" : ""}`} />
+          <span className="tool-icon">{command !== null ? <TerminalIcon /> : <ToolIcon />}</span>
+          <span className="tool-name">{row.name}</span>
+          {summary && !open && <span className="tool-summary mono">{summary}</span>}
+        </button>
+        <span className="tool-meta">
+          {row.output?.exit_code !== undefined && row.output.exit_code !== null && (
+            <span className={`tool-exit mono${row.output.exit_code === 0 ? "" : " tool-exit-bad"}`}>exit {row.output.exit_code}</span>
+          )}
+          {row.output?.duration_ms !== undefined && row.output.duration_ms !== null && (
+            <span className="tool-duration">{formatDuration(row.output.duration_ms)}</span>
+          )}
+          <Badge tone={BADGE_TONE[badge]} className="tool-badge">
+            {(badge === "running" || badge === "preparing") && <Spinner label={badge} />}
+            {badge}
+          </Badge>
+        </span>
+      </header>
+      {open && (
+        <div className="tool-body" id={bodyId}>
+          {command !== null ? (
+            <pre className="tool-command mono" aria-label="Command">
+              <span className="tool-prompt" aria-hidden="true">$ </span>
+              {command}
+            </pre>
+          ) : (
+            row.input.kind !== "pending" && <ToolArguments row={row} />
+          )}
+          {row.decision && <DecisionNote decision={row.decision} />}
+          <ToolOutputView row={row} />
+          {changes && (
+            <div className="tool-diffs">
+              {changes.map((change, i) => (
+                <DiffView key={i} diff={change.diff} path={change.move_to ?? change.path} />
+              ))}
+            </div>
+          )}
+          {row.output?.details && <DetailsNote details={row.output.details} />}
+        </div>
+      )}
+    </article>
+  );
+});
+
+function ToolArguments({ row }: { row: ToolRow }) {
+  const text = useMemo(() => prettyArguments(row.input), [row.input]);
+  if (!text || text === "{}") return null;
+  const grammar = row.input.kind === "function" ? "json" : null;
+  return <HighlightedCode code={text} grammar={grammar} className="tool-args" aria-label="Arguments" />;
+}
+
+function DecisionNote({ decision }: { decision: ResolvedDecision }) {
+  switch (decision.type) {
+    case "approve_once":
+      return <p className="tool-decision">Approved once.</p>;
+    case "approve_for_session":
+      return <p className="tool-decision">Approved for this session.</p>;
+    case "deny":
+      return (
+        <p className="tool-decision tool-decision-deny">
+          Denied{decision.reason ? <>: <q>{decision.reason}</q></> : "."}
+        </p>
+      );
+    case "abort_turn":
+      return <p className="tool-decision tool-decision-deny">Turn aborted at approval.</p>;
+  }
+}
+
+/** Live output while running; the final text afterwards. Monospace, ANSI stripped, tail-following. */
+function ToolOutputView({ row }: { row: ToolRow }) {
+  const raw = row.output ? row.output.text : row.liveOutput;
+  const text = useMemo(() => stripAnsi(raw), [raw]);
+  const ref = useRef<HTMLPreElement>(null);
+  const follow = useRef(true);
+
+  useLayoutEffect(() => {
+    const el = ref.current;
+    if (el && follow.current) el.scrollTop = el.scrollHeight;
+  }, [text]);
+
+  useEffect(() => {
+    const el = ref.current;
+    if (!el) return;
+    const onScroll = () => {
+      follow.current = el.scrollTop + el.clientHeight >= el.scrollHeight - 8;
+    };
+    el.addEventListener("scroll", onScroll, { passive: true });
+    return () => el.removeEventListener("scroll", onScroll);
+  }, [text === ""]);
+
+  if (!text) return null;
+  return (
+    <pre ref={ref} className="tool-output mono scroll-thin" aria-label="Output" tabIndex={0}>
+      {text}
+    </pre>
+  );
+}
+
+function DetailsNote({ details }: { details: ToolDetails }) {
+  if (details.type === "exec") {
+    return (
+      <p className="tool-note">
+        in <span className="mono">{details.cwd}</span>
+        {details.truncated_bytes > 0 && <> · {details.truncated_bytes.toLocaleString()} bytes of output dropped</>}
+      </p>
+    );
+  }
+  if (details.type === "todos") {
+    return (
+      <ul className="tool-todos">
+        {details.todos.map((todo, i) => (
+          <li key={i} className={`todo todo-${todo.status}`}>
+            <span className="todo-mark" aria-hidden="true">{todo.status === "completed" ? "✓" : todo.status === "in_progress" ? "◐" : "○"}</span>
+            <span>{todo.content}</span>
+            <span className="sr-only"> ({todo.status.replace("_", " ")})</span>
+          </li>
+        ))}
+      </ul>
+    );
+  }
+  return null;
+}

@@ -1,0 +1,151 @@
+import { useState, type FormEvent } from "react";
+import { describeFailure, shell, type HarnessInfo, type ProviderInput, type ProviderView, type Wire } from "../ipc";
+import { Button } from "../primitives/Button";
+
+const WIRES: ReadonlyArray<{ id: Wire; label: string }> = [
+  { id: "chat", label: "chat — OpenAI Chat Completions" },
+  { id: "responses", label: "responses — OpenAI Responses" },
+  { id: "messages", label: "messages — Anthropic Messages" },
+];
+
+export interface ProviderFormProps {
+  provider: ProviderView | null;
+  harnesses: HarnessInfo[];
+  onSaved: (provider: ProviderView) => void;
+  onDeleted: (id: string) => void;
+}
+
+function toInput(provider: ProviderView | null): ProviderInput {
+  return provider
+    ? {
+        id: provider.id,
+        name: provider.name,
+        baseUrl: provider.baseUrl,
+        wire: provider.wire,
+        model: provider.model,
+        harness: provider.harness,
+        envKey: provider.envKey,
+      }
+    : { id: "", name: "", baseUrl: "", wire: "chat", model: "", harness: null, envKey: null };
+}
+
+/** Add or edit a provider: endpoint, wire, default model, harness (or auto), env var name. */
+export function ProviderForm({ provider, harnesses, onSaved, onDeleted }: ProviderFormProps) {
+  const [input, setInput] = useState<ProviderInput>(() => toInput(provider));
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<{ message: string; hint: string | null } | null>(null);
+  const isNew = provider === null;
+  const set = <K extends keyof ProviderInput>(key: K, value: ProviderInput[K]) => setInput((prev) => ({ ...prev, [key]: value }));
+
+  const submit = async (event: FormEvent) => {
+    event.preventDefault();
+    setBusy(true);
+    setError(null);
+    try {
+      onSaved(await shell.saveProvider({ ...input, envKey: input.envKey?.trim() || null }));
+    } catch (failure) {
+      setError(describeFailure(failure));
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  const remove = async () => {
+    if (!provider || !window.confirm(`Delete provider “${provider.name}”?`)) return;
+    try {
+      await shell.deleteProvider(provider.id);
+      onDeleted(provider.id);
+    } catch (failure) {
+      setError(describeFailure(failure));
+    }
+  };
+
+  const idValid = /^[a-z0-9][a-z0-9_-]*$/.test(input.id);
+  return (
+    <form className="provider-form" onSubmit={(e) => void submit(e)} aria-label={isNew ? "New provider" : `Edit ${provider.name}`}>
+      <div className="form-grid">
+        <label className="field">
+          <span className="field-label">Id</span>
+          <input
+            className="input mono"
+            value={input.id}
+            required
+            readOnly={!isNew}
+            aria-invalid={input.id !== "" && !idValid}
+            onChange={(e) => set("id", e.target.value.trim())}
+            placeholder="my-provider"
+          />
+          <span className="field-help">Lowercase letters, digits, - and _. Sessions refer to it.</span>
+        </label>
+        <label className="field">
+          <span className="field-label">Name</span>
+          <input className="input" value={input.name} required onChange={(e) => set("name", e.target.value)} placeholder="My provider" />
+        </label>
+        <label className="field field-wide">
+          <span className="field-label">Base URL</span>
+          <input
+            className="input mono"
+            type="url"
+            value={input.baseUrl}
+            required
+            onChange={(e) => set("baseUrl", e.target.value)}
+            placeholder="http://127.0.0.1:8080/v1"
+          />
+        </label>
+        <label className="field">
+          <span className="field-label">Wire</span>
+          <select className="select" value={input.wire} onChange={(e) => set("wire", e.target.value as Wire)}>
+            {WIRES.map((w) => (
+              <option key={w.id} value={w.id}>
+                {w.label}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label className="field">
+          <span className="field-label">Default model</span>
+          <input className="input mono" value={input.model} required onChange={(e) => set("model", e.target.value)} placeholder="model-name" />
+        </label>
+        <label className="field">
+          <span className="field-label">Harness</span>
+          <select className="select" value={input.harness ?? ""} onChange={(e) => set("harness", e.target.value || null)}>
+            <option value="">auto (the provider&apos;s default)</option>
+            {harnesses.map((h) => (
+              <option key={h.id} value={h.id}>
+                {h.id}
+                {h.wires.includes(input.wire) ? "" : ` (not native on ${input.wire})`}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label className="field">
+          <span className="field-label">Key environment variable</span>
+          <input
+            className="input mono"
+            value={input.envKey ?? ""}
+            onChange={(e) => set("envKey", e.target.value)}
+            placeholder="MY_PROVIDER_API_KEY"
+          />
+          <span className="field-help">Read when the keychain has no key.</span>
+        </label>
+      </div>
+      {error && (
+        <p className="form-error" role="alert">
+          {error.message}
+          {error.hint && <span className="muted"> — {error.hint}</span>}
+        </p>
+      )}
+      <div className="form-actions">
+        {!isNew && !provider.builtin && (
+          <Button variant="ghost" onClick={() => void remove()}>
+            Delete provider
+          </Button>
+        )}
+        <span className="approval-spacer" />
+        <Button type="submit" variant="primary" disabled={busy || !idValid}>
+          {isNew ? "Add provider" : "Save changes"}
+        </Button>
+      </div>
+    </form>
+  );
+}

@@ -1,0 +1,114 @@
+import { useState } from "react";
+import { useUiStore } from "../app/uiStore";
+import { Badge } from "../primitives/Badge";
+import { Button, IconButton } from "../primitives/Button";
+import { BackIcon, PlusIcon } from "../primitives/icons";
+import { toast } from "../toast/toastStore";
+import { useCatalogStore } from "./catalogStore";
+import { describeKey, KeyField } from "./KeyField";
+import { ProviderForm } from "./ProviderForm";
+import "./settings.css";
+
+/** Providers: list, add/edit, keys. */
+export function SettingsView() {
+  const providers = useCatalogStore((s) => s.providers);
+  const harnesses = useCatalogStore((s) => s.harnesses);
+  const appInfo = useCatalogStore((s) => s.appInfo);
+  const putProvider = useCatalogStore((s) => s.putProvider);
+  const refreshProviders = useCatalogStore((s) => s.refreshProviders);
+  const closeSettings = useUiStore((s) => s.closeSettings);
+  const [selected, setSelected] = useState<string | "new" | null>(providers[0]?.id ?? null);
+  const provider = providers.find((p) => p.id === selected) ?? null;
+  const keychain = appInfo?.keychain ?? { available: true, message: null };
+
+  return (
+    <div className="settings">
+      <header className="topbar">
+        <IconButton label="Back" onClick={closeSettings}>
+          <BackIcon />
+        </IconButton>
+        <div className="topbar-title">
+          <h1>Settings · Providers</h1>
+        </div>
+        {appInfo && <span className="settings-version muted">Tack {appInfo.version}</span>}
+      </header>
+      {!keychain.available && (
+        <div className="settings-banner" role="note">
+          <strong>No system keychain.</strong> Keys are read from each provider&apos;s environment variable; Tack does not store
+          keys in plain text.{keychain.message ? ` (${keychain.message})` : ""}
+        </div>
+      )}
+      <div className="settings-body">
+        <nav className="provider-list" aria-label="Providers">
+          <ul>
+            {providers.map((p) => (
+              <li key={p.id}>
+                <button
+                  type="button"
+                  className="provider-item"
+                  aria-current={p.id === selected ? "true" : undefined}
+                  onClick={() => setSelected(p.id)}
+                >
+                  <span className="provider-item-name">{p.name}</span>
+                  <span className="provider-item-meta mono">
+                    {p.wire} · {p.model}
+                  </span>
+                  <span className={`provider-item-key${p.key.set ? " is-set" : ""}`}>{describeKey(p.key, p.envKey)}</span>
+                </button>
+              </li>
+            ))}
+          </ul>
+          <Button variant="secondary" size="sm" icon={<PlusIcon />} onClick={() => setSelected("new")}>
+            Add provider
+          </Button>
+        </nav>
+        <section className="provider-editor" aria-label="Provider">
+          {selected === "new" ? (
+            <>
+              <h2>New provider</h2>
+              <ProviderForm
+                key="new"
+                provider={null}
+                harnesses={harnesses}
+                onSaved={(saved) => {
+                  putProvider(saved);
+                  setSelected(saved.id);
+                  toast.success(`Added ${saved.name}`);
+                }}
+                onDeleted={() => undefined}
+              />
+            </>
+          ) : provider ? (
+            <>
+              <h2>
+                {provider.name} {provider.builtin && <Badge>built-in</Badge>}
+              </h2>
+              <KeyField
+                provider={provider}
+                keychainAvailable={keychain.available}
+                keychainMessage={keychain.message}
+                onChange={(key) => putProvider({ ...provider, key })}
+              />
+              <ProviderForm
+                key={provider.id}
+                provider={provider}
+                harnesses={harnesses}
+                onSaved={(saved) => {
+                  putProvider(saved);
+                  toast.success(`Saved ${saved.name}`);
+                }}
+                onDeleted={(id) => {
+                  setSelected(null);
+                  void refreshProviders();
+                  toast.success(`Deleted ${id}`);
+                }}
+              />
+            </>
+          ) : (
+            <p className="muted">Pick a provider, or add one.</p>
+          )}
+        </section>
+      </div>
+    </div>
+  );
+}

@@ -1,0 +1,145 @@
+import { useEffect, useId, useState } from "react";
+import { useUiStore } from "../app/uiStore";
+import { describeFailure, shell, type ApprovalPolicy } from "../ipc";
+import { Button } from "../primitives/Button";
+import { FolderIcon } from "../primitives/icons";
+import { startSession } from "../session/actions";
+import { describeKey } from "../settings/KeyField";
+import { useCatalogStore } from "../settings/catalogStore";
+import { toast } from "../toast/toastStore";
+import { useWorkspaceStore } from "../workspace/workspaceStore";
+import "./start.css";
+
+const POLICIES: ReadonlyArray<{ id: ApprovalPolicy; title: string; text: string }> = [
+  { id: "untrusted", title: "Untrusted", text: "Known read-only commands run; everything else asks first." },
+  { id: "on-request", title: "On request", text: "Commands run unless they look risky or leave the workspace." },
+  { id: "never", title: "Never ask", text: "Every tool call runs without asking. Use only in a sandbox." },
+];
+
+/** First screen of a session: folder, provider, model, harness, approval policy. */
+export function StartPanel() {
+  const cwd = useWorkspaceStore((s) => s.cwd);
+  const setCwd = useWorkspaceStore((s) => s.setCwd);
+  const providers = useCatalogStore((s) => s.providers);
+  const harnesses = useCatalogStore((s) => s.harnesses);
+  const show = useUiStore((s) => s.show);
+  const [providerId, setProviderId] = useState<string>("");
+  const [model, setModel] = useState("");
+  const [harness, setHarness] = useState<string>("");
+  const [approval, setApproval] = useState<ApprovalPolicy>("untrusted");
+  const [busy, setBusy] = useState(false);
+  const titleId = useId();
+
+  const provider = providers.find((p) => p.id === providerId) ?? null;
+
+  useEffect(() => {
+    if (!providerId && providers[0]) setProviderId(providers[0].id);
+  }, [providers, providerId]);
+
+  useEffect(() => {
+    setModel(provider?.model ?? "");
+    setHarness("");
+  }, [provider?.id]); // eslint-disable-line react-hooks/exhaustive-deps
+
+  const pick = async () => {
+    try {
+      const folder = await shell.pickWorkspace();
+      if (folder) setCwd(folder);
+    } catch (error) {
+      const { message, hint } = describeFailure(error);
+      toast.error(`Could not open the folder dialog: ${message}`, hint);
+    }
+  };
+
+  const start = async () => {
+    if (!cwd || !provider) return;
+    setBusy(true);
+    await startSession({
+      cwd,
+      providerId: provider.id,
+      model: model.trim() && model.trim() !== provider.model ? model.trim() : null,
+      harness: harness || null,
+      approval,
+    });
+    setBusy(false);
+  };
+
+  return (
+    <div className="start-wrap">
+      <form
+        className="start-panel"
+        aria-labelledby={titleId}
+        onSubmit={(event) => {
+          event.preventDefault();
+          void start();
+        }}
+      >
+        <h1 id={titleId}>Start a session</h1>
+        <p className="start-lede">Pick the folder the agent works in and the model it talks to.</p>
+
+        <div className="field">
+          <span className="field-label">Workspace</span>
+          <button type="button" className="start-folder" onClick={() => void pick()}>
+            <FolderIcon />
+            <span className={cwd ? "mono" : "muted"}>{cwd ?? "Choose a folder…"}</span>
+          </button>
+        </div>
+
+        <div className="start-row">
+          <label className="field">
+            <span className="field-label">Provider</span>
+            <select className="select" value={providerId} onChange={(e) => setProviderId(e.target.value)}>
+              {providers.map((p) => (
+                <option key={p.id} value={p.id}>
+                  {p.name} — {p.wire}
+                </option>
+              ))}
+            </select>
+            {provider && (
+              <span className={`field-help${provider.key.set ? "" : " start-warning"}`}>
+                {provider.key.set ? describeKey(provider.key, provider.envKey) : "No key set. "}
+                {!provider.key.set && (
+                  <button type="button" className="link-button" onClick={() => show("settings")}>
+                    Set it in Settings
+                  </button>
+                )}
+              </span>
+            )}
+          </label>
+          <label className="field">
+            <span className="field-label">Model</span>
+            <input className="input mono" value={model} onChange={(e) => setModel(e.target.value)} placeholder={provider?.model} />
+          </label>
+          <label className="field">
+            <span className="field-label">Harness</span>
+            <select className="select" value={harness} onChange={(e) => setHarness(e.target.value)}>
+              <option value="">auto{provider?.harness ? ` (${provider.harness})` : ""}</option>
+              {harnesses.map((h) => (
+                <option key={h.id} value={h.id} title={h.description}>
+                  {h.id}
+                </option>
+              ))}
+            </select>
+          </label>
+        </div>
+
+        <fieldset className="start-policies">
+          <legend className="field-label">Approval policy</legend>
+          {POLICIES.map((policy) => (
+            <label key={policy.id} className={`policy${approval === policy.id ? " policy-selected" : ""}${policy.id === "never" ? " policy-never" : ""}`}>
+              <input type="radio" name="approval" value={policy.id} checked={approval === policy.id} onChange={() => setApproval(policy.id)} />
+              <span className="policy-title">{policy.title}</span>
+              <span className="policy-text">{policy.text}</span>
+            </label>
+          ))}
+        </fieldset>
+
+        <div className="start-actions">
+          <Button type="submit" variant="primary" disabled={busy || !cwd || !provider}>
+            Start session
+          </Button>
+        </div>
+      </form>
+    </div>
+  );
+}
