@@ -1,1 +1,190 @@
-fn main() {}
+//! `tack`: Tack's headless command line, for scripts, CI and debugging.
+//!
+//! - `tack exec` runs a session headless and prints engine events as JSON Lines;
+//! - `tack decode` decodes a saved SSE stream into neutral events;
+//! - `tack shape` prints the exact HTTP request a prompt or a saved session would produce;
+//! - `tack tool` runs one engine tool directly;
+//! - `tack providers` / `tack harnesses` / `tack sessions` list what is configured.
+
+mod decode;
+mod exec;
+mod list;
+mod shape;
+mod tool;
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+use tack_protocol::{ApprovalPolicy, Wire};
+
+#[derive(Parser)]
+#[command(name = "tack", version, about = "Tack: a workbench for coding agents (headless CLI)")]
+struct Cli {
+    /// Config file (default: $TACK_CONFIG_DIR/config.toml or ~/.config/tack/config.toml).
+    #[arg(long, global = true, env = "TACK_CONFIG")]
+    config: Option<PathBuf>,
+    #[command(subcommand)]
+    command: Command,
+}
+
+/// Options shared by commands that talk to a provider.
+#[derive(clap::Args, Clone, Debug)]
+struct ProviderArgs {
+    /// Provider id from the catalog/config, or a base URL (its key from $TACK_API_KEY).
+    #[arg(long)]
+    provider: Option<String>,
+    /// Model (default: the provider's default model).
+    #[arg(long)]
+    model: Option<String>,
+    /// Harness id, or `auto` to infer it from provider and model.
+    #[arg(long)]
+    harness: Option<String>,
+    /// Wire override: chat, responses or messages.
+    #[arg(long)]
+    wire: Option<Wire>,
+    /// Read the API key from this environment variable.
+    #[arg(long)]
+    api_key_env: Option<String>,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Run a session headless; prints engine events as JSON Lines on stdout.
+    Exec {
+        #[command(flatten)]
+        provider: ProviderArgs,
+        /// Approval policy: untrusted (default), on-request, never.
+        #[arg(long)]
+        approval: Option<ApprovalPolicy>,
+        /// Workspace folder.
+        #[arg(long, default_value = ".")]
+        cwd: PathBuf,
+        /// Resume a session: a session log path or a session id.
+        #[arg(long)]
+        resume: Option<String>,
+        /// Seed history before the task: a JSON Lines file of items (or a session log).
+        #[arg(long)]
+        seed: Option<PathBuf>,
+        /// Extra instructions for this session.
+        #[arg(long)]
+        instructions: Option<String>,
+        /// The task. Omit with --resume to only repair and close an interrupted session.
+        task: Option<String>,
+    },
+    /// Decode a saved SSE stream from stdin into neutral events (JSON Lines).
+    Decode {
+        /// Wire of the stream.
+        #[arg(long)]
+        wire: Wire,
+        /// Apply this harness's postprocess.
+        #[arg(long)]
+        harness: Option<String>,
+        /// JSON file with the advertised tools (a list of tool specs, or a request body).
+        #[arg(long)]
+        tools: Option<PathBuf>,
+    },
+    /// Print the exact HTTP request a prompt or a saved session would produce.
+    Shape {
+        #[command(flatten)]
+        provider: ProviderArgs,
+        /// Workspace folder.
+        #[arg(long, default_value = ".")]
+        cwd: PathBuf,
+        /// A first user message.
+        #[arg(long, conflicts_with = "history")]
+        prompt: Option<String>,
+        /// A saved session log (or JSON Lines of items).
+        #[arg(long)]
+        history: Option<PathBuf>,
+    },
+    /// Run one engine tool and print its output; non-zero exit when the tool reports an error.
+    Tool {
+        /// Tool name (shell, read_file, write_file, edit, apply_patch, list_dir, glob, grep).
+        name: String,
+        /// Workspace folder.
+        #[arg(long, default_value = ".")]
+        cwd: PathBuf,
+        /// JSON arguments; without it, stdin is the tool's raw (freeform) input.
+        #[arg(long)]
+        args: Option<String>,
+    },
+    /// List providers (built-in and configured) and their key status.
+    Providers,
+    /// List harnesses and the wires they support.
+    Harnesses,
+    /// List saved sessions (newest first).
+    Sessions {
+        /// Only sessions of this workspace.
+        #[arg(long)]
+        cwd: Option<PathBuf>,
+    },
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
+        Ok(rt) => rt,
+        Err(e) => {
+            eprintln!("tack: cannot start the async runtime: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let result = runtime.block_on(async move {
+        match cli.command {
+            Command::Exec {
+                provider,
+                approval,
+                cwd,
+                resume,
+                seed,
+                instructions,
+                task,
+            } => {
+                exec::run(exec::ExecArgs {
+                    config: cli.config,
+                    provider,
+                    approval,
+                    cwd,
+                    resume,
+                    seed,
+                    instructions,
+                    task,
+                })
+                .await
+            }
+            Command::Decode {
+                wire,
+                harness,
+                tools,
+            } => decode::run(wire, harness, tools),
+            Command::Shape {
+                provider,
+                cwd,
+                prompt,
+                history,
+            } => shape::run(cli.config, provider, cwd, prompt, history),
+            Command::Tool { name, cwd, args } => tool::run(&name, &cwd, args).await,
+            Command::Providers => list::providers(cli.config),
+            Command::Harnesses => list::harnesses(),
+            Command::Sessions { cwd } => list::sessions(cwd),
+        }
+    });
+    match result {
+        Ok(code) => code,
+        Err(message) => {
+            eprintln!("tack: {message}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+/// The config file path: `--config`, else the default location.
+fn config_path(flag: Option<PathBuf>) -> PathBuf {
+    flag.unwrap_or_else(|| tack_engine::config::Paths::from_env().config_file())
+}
+
+/// Loads the config for a command.
+fn load_config(flag: Option<PathBuf>) -> Result<tack_engine::config::Config, String> {
+    tack_engine::config::Config::load(&config_path(flag)).map_err(|e| e.to_string())
+}

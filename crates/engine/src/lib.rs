@@ -1,4 +1,19 @@
 //! Tack's engine: sessions, the turn loop, tools, approvals and the session log.
+//!
+//! The way in is [`session::Session`]: create one with [`session::Engine`] and
+//! [`session::SessionOptions`] (usually from [`resolve::resolve`]), submit input, and read
+//! [`tack_protocol::EngineEvent`]s from the channel it returns. Everything a session does is
+//! appended to its log ([`log`]) as it happens.
 
+// Enabled once command_safety::classify lands (parallel work):
+// pub mod approval;
 pub mod command_safety;
+pub mod config;
+pub mod context;
+pub mod export;
+pub mod log;
+// pub mod resolve;
+pub mod secrets;
+// pub mod session;
 pub mod tools;
+// mod turn;

@@ -1,0 +1,116 @@
+//! `tack decode`: a saved SSE stream on stdin → neutral events (JSON Lines) on stdout.
+
+use std::io::{Read, Write};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use serde_json::Value;
+use tack_harness::{Registry, ShapeEnv};
+use tack_harness::prompts::PromptStore;
+use tack_protocol::{ReasoningOrigin, StreamEvent, ToolSpec, Wire};
+
+/// Bytes handed to the decoder per push, like a network read.
+const CHUNK: usize = 4096;
+
+pub(crate) fn run(wire: Wire, harness: Option<String>, tools: Option<PathBuf>) -> Result<ExitCode, String> {
+    let specs = match &tools {
+        Some(path) => read_tools(path)?,
+        None => Vec::new(),
+    };
+    let kinds = tack_wire::tool_kinds(&specs, wire);
+    let mut postprocess = match &harness {
+        Some(id) => {
+            let registry = Registry::builtin();
+            let route = registry.route(wire, id).map_err(|e| e.to_string())?;
+            let prompt = crate::shape::bare_prompt(&std::env::current_dir().unwrap_or_default(), wire, specs.clone());
+            let prompts = PromptStore::builtin();
+            route
+                .harness
+                .shape(&prompt, wire, &ShapeEnv { prompts: &prompts, emulate_identity: false })
+                .map_err(|e| e.to_string())?
+                .postprocess
+        }
+        None => None,
+    };
+    let mut decoder = tack_wire::decoder(
+        wire,
+        kinds,
+        ReasoningOrigin { wire, provider: None, model: None },
+    );
+    let mut input = Vec::new();
+    std::io::stdin()
+        .read_to_end(&mut input)
+        .map_err(|e| format!("reading stdin: {e}"))?;
+    let mut results = Vec::new();
+    for chunk in input.chunks(CHUNK) {
+        decoder.push(chunk, &mut results);
+    }
+    decoder.finish(&mut results);
+
+    let mut out = std::io::stdout().lock();
+    let mut failed = false;
+    let mut post_out: Vec<StreamEvent> = Vec::new();
+    let mut emit = |ev: &StreamEvent, out: &mut std::io::StdoutLock<'_>| {
+        if let Some(line) = tack_wire::neutral::event_line(ev) {
+            let _ = writeln!(out, "{line}");
+        }
+    };
+    for result in results {
+        match result {
+            Ok(ev) => match postprocess.as_mut() {
+                Some(p) => {
+                    p.event(ev, &mut post_out);
+                    for e in post_out.drain(..) {
+                        emit(&e, &mut out);
+                    }
+                }
+                None => emit(&ev, &mut out),
+            },
+            Err(e) => {
+                failed = true;
+                let _ = writeln!(out, "{}", tack_wire::neutral::error_line(&e));
+            }
+        }
+    }
+    if let Some(p) = postprocess.as_mut() {
+        p.finish(&mut post_out);
+        for e in post_out.drain(..) {
+            emit(&e, &mut out);
+        }
+    }
+    Ok(if failed { ExitCode::from(1) } else { ExitCode::SUCCESS })
+}
+
+/// Tool specs from a file: a JSON list of Tack tool specs, or a request body whose `tools`
+/// are in Chat (`{type:function, function:{name, description, parameters}}`), Responses
+/// (`{type:function|custom, name, …}`) or Messages (`{name, description, input_schema}`) form.
+fn read_tools(path: &PathBuf) -> Result<Vec<ToolSpec>, String> {
+    let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let value: Value = serde_json::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))?;
+    let list = match &value {
+        Value::Array(a) => a.clone(),
+        Value::Object(o) => match o.get("tools") {
+            Some(Value::Array(a)) => a.clone(),
+            _ => return Err(format!("{}: expected a list of tools or an object with `tools`", path.display())),
+        },
+        _ => return Err(format!("{}: expected a list of tools", path.display())),
+    };
+    list.iter().map(tool_from_json).collect::<Result<_, _>>().map_err(|e| format!("{}: {e}", path.display()))
+}
+
+fn tool_from_json(v: &Value) -> Result<ToolSpec, String> {
+    if let Ok(spec) = serde_json::from_value::<ToolSpec>(v.clone()) {
+        return Ok(spec);
+    }
+    let s = |v: Option<&Value>| v.and_then(Value::as_str).unwrap_or_default().to_string();
+    if let Some(f) = v.get("function") {
+        return Ok(ToolSpec::function(s(f.get("name")), s(f.get("description")), f.get("parameters").cloned().unwrap_or(Value::Null)));
+    }
+    if v.get("type").and_then(Value::as_str) == Some("custom") {
+        return Ok(ToolSpec::freeform(s(v.get("name")), s(v.get("description"))));
+    }
+    if let Some(schema) = v.get("input_schema").or_else(|| v.get("parameters")) {
+        return Ok(ToolSpec::function(s(v.get("name")), s(v.get("description")), schema.clone()));
+    }
+    Err(format!("not a tool definition: {v}"))
+}

@@ -1,0 +1,286 @@
+//! The approval gate: given the policy and what a prepared call would do, run it or ask.
+//!
+//! | action | `untrusted` (default) | `on-request` | `never` |
+//! |---|---|---|---|
+//! | read inside the workspace | run | run | run |
+//! | read outside the workspace | ask | run | run |
+//! | known read-only command | run | run | run |
+//! | other command | ask | run | run |
+//! | dangerous command (`rm -r`, `sudo`, `git push --force`, …) | ask | ask | run |
+//! | command asking for escalation | ask | ask | run |
+//! | file write inside the workspace | ask | run | run |
+//! | file write outside the workspace | ask | ask | **ask** |
+//!
+//! A compound command is judged by its most dangerous part (see
+//! [`crate::command_safety::classify`]). Writes outside the workspace ask under every policy:
+//! `never` means "don't ask about commands", not "let the model edit files outside the project
+//! you opened without telling you". "Approve for this session" remembers the exact command
+//! line (for commands) or the exact set of paths (for writes).
+
+use std::collections::HashSet;
+use std::path::{Path, PathBuf};
+
+use tack_protocol::{ApprovalAction, ApprovalPolicy, Risk};
+
+use crate::command_safety::{CommandClass, classify};
+use crate::tools::ToolAction;
+
+/// The gate's verdict for one prepared call.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Verdict {
+    /// Run without asking.
+    Run,
+    /// Ask the user.
+    Ask {
+        /// What to show.
+        action: ApprovalAction,
+        /// The rule that asked, in words.
+        reason: String,
+        /// Risk estimate.
+        risk: Risk,
+        /// Key under which "approve for this session" remembers the decision.
+        session_key: String,
+    },
+}
+
+/// Session-scoped approvals ("approve for this session").
+#[derive(Debug, Default, Clone)]
+pub struct SessionApprovals {
+    keys: HashSet<String>,
+}
+
+impl SessionApprovals {
+    /// Remembers a key.
+    pub fn insert(&mut self, key: String) {
+        self.keys.insert(key);
+    }
+    /// Whether a key was approved.
+    pub fn contains(&self, key: &str) -> bool {
+        self.keys.contains(key)
+    }
+}
+
+/// Decides whether a prepared call may run without asking.
+pub fn assess(
+    policy: ApprovalPolicy,
+    action: &ToolAction,
+    workspace: &Path,
+    approved: &SessionApprovals,
+) -> Verdict {
+    let verdict = assess_policy(policy, action, workspace);
+    match &verdict {
+        Verdict::Ask { session_key, .. } if approved.contains(session_key) => Verdict::Run,
+        _ => verdict,
+    }
+}
+
+fn assess_policy(policy: ApprovalPolicy, action: &ToolAction, workspace: &Path) -> Verdict {
+    match action {
+        ToolAction::Internal => Verdict::Run,
+        ToolAction::Read { paths } => {
+            let outside: Vec<&PathBuf> =
+                paths.iter().filter(|p| !is_inside(p, workspace)).collect();
+            if outside.is_empty() || policy != ApprovalPolicy::Untrusted {
+                return Verdict::Run;
+            }
+            let list = display_paths(&outside);
+            Verdict::Ask {
+                action: ApprovalAction::Exec {
+                    command: format!("read {list}"),
+                    cwd: workspace.display().to_string(),
+                },
+                reason: format!("reading outside the workspace ({list})"),
+                risk: Risk::Medium,
+                session_key: format!("read:{list}"),
+            }
+        }
+        ToolAction::Exec {
+            command,
+            cwd,
+            escalated,
+        } => {
+            let session_key = format!("exec:{}\u{0}{command}", cwd.display());
+            let ask = |reason: String, risk: Risk| Verdict::Ask {
+                action: ApprovalAction::Exec {
+                    command: command.clone(),
+                    cwd: cwd.display().to_string(),
+                },
+                reason,
+                risk,
+                session_key: session_key.clone(),
+            };
+            if policy == ApprovalPolicy::Never {
+                return Verdict::Run;
+            }
+            if *escalated {
+                return ask(
+                    "the call asks to run without restrictions".to_string(),
+                    Risk::High,
+                );
+            }
+            let assessment = classify(command);
+            match (policy, assessment.class) {
+                (_, CommandClass::Dangerous) => ask(assessment.reason, Risk::High),
+                (ApprovalPolicy::Untrusted, CommandClass::Mutating) => {
+                    ask(assessment.reason, Risk::Medium)
+                }
+                _ => Verdict::Run,
+            }
+        }
+        ToolAction::Write { paths, changes } => {
+            let outside: Vec<&PathBuf> =
+                paths.iter().filter(|p| !is_inside(p, workspace)).collect();
+            let list = display_paths(&paths.iter().collect::<Vec<_>>());
+            let diff = changes
+                .iter()
+                .map(|c| c.diff.as_str())
+                .collect::<Vec<_>>()
+                .join("\n");
+            let action = ApprovalAction::FileWrite {
+                paths: paths.iter().map(|p| p.display().to_string()).collect(),
+                diff,
+            };
+            let session_key = format!("write:{list}");
+            if !outside.is_empty() {
+                return Verdict::Ask {
+                    action,
+                    reason: format!(
+                        "writes outside the workspace ({}) always need approval",
+                        display_paths(&outside)
+                    ),
+                    risk: Risk::High,
+                    session_key,
+                };
+            }
+            if policy == ApprovalPolicy::Untrusted {
+                return Verdict::Ask {
+                    action,
+                    reason: "the `untrusted` policy asks before any file change".to_string(),
+                    risk: Risk::Medium,
+                    session_key,
+                };
+            }
+            Verdict::Run
+        }
+    }
+}
+
+/// Whether `path` is inside `root`, comparing normalized absolute paths (`..` resolved
+/// lexically; tools report symlink-resolved paths, so a link out of the workspace shows as
+/// outside).
+pub fn is_inside(path: &Path, root: &Path) -> bool {
+    let p = normalize(path);
+    let r = normalize(root);
+    p.starts_with(&r)
+}
+
+fn normalize(path: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    for c in path.components() {
+        match c {
+            std::path::Component::ParentDir => {
+                out.pop();
+            }
+            std::path::Component::CurDir => {}
+            other => out.push(other),
+        }
+    }
+    out
+}
+
+fn display_paths(paths: &[&PathBuf]) -> String {
+    paths
+        .iter()
+        .map(|p| p.display().to_string())
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn exec(cmd: &str) -> ToolAction {
+        ToolAction::Exec {
+            command: cmd.into(),
+            cwd: "/w".into(),
+            escalated: false,
+        }
+    }
+
+    fn write(path: &str) -> ToolAction {
+        ToolAction::Write {
+            paths: vec![path.into()],
+            changes: vec![],
+        }
+    }
+
+    #[test]
+    fn untrusted_runs_read_only_commands_and_asks_for_the_rest() {
+        let ws = Path::new("/w");
+        let none = SessionApprovals::default();
+        assert_eq!(assess(ApprovalPolicy::Untrusted, &exec("ls -la"), ws, &none), Verdict::Run);
+        assert_eq!(
+            assess(ApprovalPolicy::Untrusted, &exec("git status && cat README.md"), ws, &none),
+            Verdict::Run
+        );
+        assert!(matches!(
+            assess(ApprovalPolicy::Untrusted, &exec("ls && touch x"), ws, &none),
+            Verdict::Ask { risk: Risk::Medium, .. }
+        ));
+        assert!(matches!(
+            assess(ApprovalPolicy::Untrusted, &exec("ls; rm -rf build"), ws, &none),
+            Verdict::Ask { risk: Risk::High, .. }
+        ));
+    }
+
+    #[test]
+    fn on_request_asks_only_for_dangerous_commands() {
+        let ws = Path::new("/w");
+        let none = SessionApprovals::default();
+        assert_eq!(assess(ApprovalPolicy::OnRequest, &exec("cargo test"), ws, &none), Verdict::Run);
+        assert!(matches!(
+            assess(ApprovalPolicy::OnRequest, &exec("cargo test | sudo tee /x"), ws, &none),
+            Verdict::Ask { .. }
+        ));
+        assert_eq!(assess(ApprovalPolicy::Never, &exec("sudo rm -rf /"), ws, &none), Verdict::Run);
+    }
+
+    #[test]
+    fn writes_outside_the_workspace_always_ask() {
+        let ws = Path::new("/w");
+        let none = SessionApprovals::default();
+        for policy in [ApprovalPolicy::Untrusted, ApprovalPolicy::OnRequest, ApprovalPolicy::Never] {
+            assert!(
+                matches!(assess(policy, &write("/etc/hosts"), ws, &none), Verdict::Ask { risk: Risk::High, .. }),
+                "{policy}"
+            );
+            assert!(
+                matches!(assess(policy, &write("/w/../etc/x"), ws, &none), Verdict::Ask { .. }),
+                "{policy}"
+            );
+        }
+        assert_eq!(assess(ApprovalPolicy::OnRequest, &write("/w/src/a.rs"), ws, &none), Verdict::Run);
+        assert!(matches!(
+            assess(ApprovalPolicy::Untrusted, &write("/w/src/a.rs"), ws, &none),
+            Verdict::Ask { .. }
+        ));
+    }
+
+    #[test]
+    fn session_approval_is_for_the_exact_command() {
+        let ws = Path::new("/w");
+        let mut approved = SessionApprovals::default();
+        let Verdict::Ask { session_key, .. } =
+            assess(ApprovalPolicy::Untrusted, &exec("make test"), ws, &approved)
+        else {
+            panic!("should ask");
+        };
+        approved.insert(session_key);
+        assert_eq!(assess(ApprovalPolicy::Untrusted, &exec("make test"), ws, &approved), Verdict::Run);
+        assert!(matches!(
+            assess(ApprovalPolicy::Untrusted, &exec("make test2"), ws, &approved),
+            Verdict::Ask { .. }
+        ));
+    }
+}

@@ -1,0 +1,402 @@
+//! Configuration: folders, the provider catalog (built-ins plus the user's own), harness
+//! auto-inference, and resolving a provider for a session.
+//!
+//! The config file is TOML at `$TACK_CONFIG_DIR/config.toml`, default
+//! `~/.config/tack/config.toml` (overridable per command with `--config`):
+//!
+//! ```toml
+//! default_provider = "deepseek"
+//! approval = "untrusted"           # untrusted | on-request | never
+//! instructions = "Answer in English."
+//!
+//! [[providers]]
+//! id = "work"
+//! name = "Work gateway"
+//! base_url = "https://llm.example.com/v1"
+//! wire = "chat"                    # chat | responses | messages
+//! env_key = "WORK_LLM_KEY"
+//! model = "qwen3-coder-plus"
+//! harness = "auto"                 # or a harness id; "auto" infers from provider and model
+//! emulate_identity = false         # opt in to the emulated CLI's identity headers
+//! ```
+//!
+//! The catalog lives here rather than in the wire crate because it is configuration (names,
+//! URLs, env vars, defaults), not protocol: the wire crate only needs a base URL and a wire.
+
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+use tack_protocol::{ApprovalPolicy, ProviderInfo, Wire};
+
+/// A provider as configured.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ProviderConfig {
+    /// Id used on the command line and in session logs.
+    pub id: String,
+    /// Display name.
+    pub name: String,
+    /// Base URL (`…/v1` for OpenAI-style hosts; the host root for Anthropic).
+    pub base_url: String,
+    /// Wire the provider speaks.
+    pub wire: Wire,
+    /// Environment variable holding the key, if the provider needs one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub env_key: Option<String>,
+    /// Default model.
+    pub model: String,
+    /// Harness id, or `None`/`"auto"` to infer it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub harness: Option<String>,
+    /// Send the emulated CLI's identity headers to this provider (off by default).
+    #[serde(default)]
+    pub emulate_identity: bool,
+    /// Built into Tack (not from the config file).
+    #[serde(skip)]
+    pub builtin: bool,
+}
+
+impl ProviderConfig {
+    /// The facts harnesses see.
+    pub fn info(&self) -> ProviderInfo {
+        ProviderInfo {
+            id: self.id.clone(),
+            name: self.name.clone(),
+            base_url: self.base_url.clone(),
+            wire: self.wire,
+        }
+    }
+
+    /// The explicit harness choice, if any (`"auto"` and empty mean none).
+    pub fn explicit_harness(&self) -> Option<&str> {
+        self.harness
+            .as_deref()
+            .filter(|h| !h.is_empty() && *h != "auto")
+    }
+}
+
+/// The config file.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Config {
+    /// Provider used when none is given.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub default_provider: Option<String>,
+    /// Default approval policy.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub approval: Option<ApprovalPolicy>,
+    /// Extra instructions for every session.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub instructions: Option<String>,
+    /// User-defined providers (same id as a built-in replaces it).
+    #[serde(default)]
+    pub providers: Vec<ProviderConfig>,
+}
+
+/// Errors loading or saving config.
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigError {
+    /// Read/write failure.
+    #[error("{path}: {source}")]
+    Io {
+        /// File.
+        path: PathBuf,
+        /// Cause.
+        source: std::io::Error,
+    },
+    /// Invalid TOML or unknown fields.
+    #[error("{path}: {message}")]
+    Parse {
+        /// File.
+        path: PathBuf,
+        /// Parser message (line and column).
+        message: String,
+    },
+    /// No such provider.
+    #[error("unknown provider `{0}`; run `tack providers` to list them, or pass a base URL")]
+    UnknownProvider(String),
+}
+
+impl Config {
+    /// Loads the config file; a missing file is an empty config.
+    ///
+    /// # Errors
+    /// [`ConfigError`] for unreadable or invalid files.
+    pub fn load(path: &Path) -> Result<Config, ConfigError> {
+        let text = match std::fs::read_to_string(path) {
+            Ok(t) => t,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Config::default()),
+            Err(source) => {
+                return Err(ConfigError::Io {
+                    path: path.to_path_buf(),
+                    source,
+                });
+            }
+        };
+        toml::from_str(&text).map_err(|e| ConfigError::Parse {
+            path: path.to_path_buf(),
+            message: e.to_string(),
+        })
+    }
+
+    /// Writes the config file (creating its folder), atomically via a temporary file.
+    ///
+    /// # Errors
+    /// [`ConfigError::Io`].
+    pub fn save(&self, path: &Path) -> Result<(), ConfigError> {
+        let io = |source| ConfigError::Io {
+            path: path.to_path_buf(),
+            source,
+        };
+        if let Some(dir) = path.parent() {
+            std::fs::create_dir_all(dir).map_err(io)?;
+        }
+        let text = toml::to_string_pretty(self).map_err(|e| ConfigError::Parse {
+            path: path.to_path_buf(),
+            message: e.to_string(),
+        })?;
+        let tmp = path.with_extension("toml.tmp");
+        std::fs::write(&tmp, text).map_err(io)?;
+        std::fs::rename(&tmp, path).map_err(io)
+    }
+
+    /// Built-ins overlaid with the user's providers.
+    pub fn providers(&self) -> Vec<ProviderConfig> {
+        let mut all = builtin_providers();
+        for p in &self.providers {
+            match all.iter_mut().find(|b| b.id == p.id) {
+                Some(slot) => *slot = p.clone(),
+                None => all.push(p.clone()),
+            }
+        }
+        all
+    }
+
+    /// Finds a provider by id, or builds an ad-hoc one from a base URL (`http…`), which speaks
+    /// `wire` (default chat) and takes its key from `TACK_API_KEY`.
+    ///
+    /// # Errors
+    /// [`ConfigError::UnknownProvider`].
+    pub fn provider(&self, id_or_url: &str, wire: Option<Wire>) -> Result<ProviderConfig, ConfigError> {
+        if id_or_url.starts_with("http://") || id_or_url.starts_with("https://") {
+            return Ok(ProviderConfig {
+                id: "custom".into(),
+                name: id_or_url.to_string(),
+                base_url: id_or_url.trim_end_matches('/').to_string(),
+                wire: wire.unwrap_or(Wire::Chat),
+                env_key: Some("TACK_API_KEY".into()),
+                model: String::new(),
+                harness: None,
+                emulate_identity: false,
+                builtin: false,
+            });
+        }
+        let mut p = self
+            .providers()
+            .into_iter()
+            .find(|p| p.id == id_or_url)
+            .ok_or_else(|| ConfigError::UnknownProvider(id_or_url.to_string()))?;
+        if let Some(w) = wire {
+            p.wire = w;
+        }
+        Ok(p)
+    }
+}
+
+/// Id of the embedded local model server's provider.
+pub const LOCAL_PROVIDER_ID: &str = "local";
+
+fn builtin(
+    id: &str,
+    name: &str,
+    base_url: &str,
+    wire: Wire,
+    env_key: Option<&str>,
+    model: &str,
+    harness: Option<&str>,
+) -> ProviderConfig {
+    ProviderConfig {
+        id: id.into(),
+        name: name.into(),
+        base_url: base_url.into(),
+        wire,
+        env_key: env_key.map(Into::into),
+        model: model.into(),
+        harness: harness.map(Into::into),
+        emulate_identity: false,
+        builtin: true,
+    }
+}
+
+/// The built-in catalog. Base URLs and env var names are each provider's documented ones.
+pub fn builtin_providers() -> Vec<ProviderConfig> {
+    use Wire::*;
+    vec![
+        builtin(
+            LOCAL_PROVIDER_ID,
+            "Local model (llama.cpp, embedded)",
+            "http://127.0.0.1:8082/v1",
+            Chat,
+            None,
+            "smollm2-135m",
+            Some("minimal"),
+        ),
+        builtin("openai", "OpenAI", "https://api.openai.com/v1", Chat, Some("OPENAI_API_KEY"), "gpt-5", None),
+        builtin("anthropic", "Anthropic", "https://api.anthropic.com", Messages, Some("ANTHROPIC_API_KEY"), "claude-sonnet-4-5", None),
+        builtin("deepseek", "DeepSeek", "https://api.deepseek.com", Chat, Some("DEEPSEEK_API_KEY"), "deepseek-chat", None),
+        builtin("moonshot", "Moonshot / Kimi", "https://api.moonshot.ai/v1", Chat, Some("MOONSHOT_API_KEY"), "kimi-k2-0905-preview", None),
+        builtin("dashscope", "DashScope / Qwen", "https://dashscope-intl.aliyuncs.com/compatible-mode/v1", Chat, Some("DASHSCOPE_API_KEY"), "qwen3-coder-plus", None),
+        builtin("zai", "Z.ai", "https://api.z.ai/api/paas/v4", Chat, Some("ZAI_API_KEY"), "glm-4.6", None),
+        builtin("openrouter", "OpenRouter", "https://openrouter.ai/api/v1", Chat, Some("OPENROUTER_API_KEY"), "openai/gpt-4o-mini", None),
+        builtin("groq", "Groq", "https://api.groq.com/openai/v1", Chat, Some("GROQ_API_KEY"), "openai/gpt-oss-120b", None),
+        builtin("ollama", "Ollama", "http://127.0.0.1:11434/v1", Chat, None, "llama3.1", None),
+        builtin("lmstudio", "LM Studio", "http://127.0.0.1:1234/v1", Chat, None, "local-model", None),
+        builtin("vllm", "vLLM", "http://127.0.0.1:8000/v1", Chat, None, "default", None),
+    ]
+}
+
+/// Infers a harness from the provider and model when the user chose "auto".
+///
+/// Rules (first match wins; all comparisons lowercase), after the anchor's
+/// `default_harness_for_provider_model` (`../shared/spec/harness-spec.md` §1.3):
+/// 1. `claude-code` when the wire is `messages`, the model names `claude` or `anthropic/`, or
+///    the provider id/name says `anthropic`, or the base URL is `api.anthropic.com`;
+/// 2. `kimi-code` for `kimi`/`moonshot` models, provider ids/names, or the Kimi/Moonshot API
+///    hosts;
+/// 3. `qwen-code` for `qwen` models, models starting with `qwq` or containing `/qwq`,
+///    `qwen`/`dashscope` providers, or DashScope's compatible-mode URLs;
+/// 4. `claude-code-bare` for DeepSeek models, providers or `api.deepseek.com`;
+/// 5. otherwise `None` (the caller uses `native`).
+pub fn infer_harness(provider: &ProviderConfig, model: &str) -> Option<&'static str> {
+    let model = model.to_ascii_lowercase();
+    let id = provider.id.to_ascii_lowercase();
+    let name = provider.name.to_ascii_lowercase();
+    let url = provider.base_url.to_ascii_lowercase();
+    let prov = |needle: &str| id.contains(needle) || name.contains(needle);
+    if provider.wire == Wire::Messages
+        || model.contains("anthropic/")
+        || model.contains("claude")
+        || prov("anthropic")
+        || url.contains("api.anthropic.com")
+    {
+        return Some("claude-code");
+    }
+    if model.contains("kimi")
+        || model.contains("moonshot")
+        || prov("kimi")
+        || prov("moonshot")
+        || ["api.kimi.com", "api.moonshot.ai", "api.moonshot.cn"]
+            .iter()
+            .any(|h| url.contains(h))
+    {
+        return Some("kimi-code");
+    }
+    if model.contains("qwen")
+        || model.starts_with("qwq")
+        || model.contains("/qwq")
+        || prov("qwen")
+        || prov("dashscope")
+        || url.contains("dashscope.aliyuncs.com/compatible-mode")
+        || url.contains("dashscope-intl.aliyuncs.com/compatible-mode")
+    {
+        return Some("qwen-code");
+    }
+    if model.contains("deepseek") || prov("deepseek") || url.contains("api.deepseek.com") {
+        return Some("claude-code-bare");
+    }
+    None
+}
+
+/// Folders Tack uses.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Paths {
+    /// Config folder (`config.toml`, `prompts/`).
+    pub config_dir: PathBuf,
+    /// Data folder (`sessions/`).
+    pub data_dir: PathBuf,
+}
+
+impl Paths {
+    /// `$TACK_CONFIG_DIR` or `<os config dir>/tack`; `$TACK_HOME` or `<os data dir>/tack`.
+    pub fn from_env() -> Paths {
+        let config_dir = std::env::var_os("TACK_CONFIG_DIR")
+            .map(PathBuf::from)
+            .or_else(|| dirs::config_dir().map(|d| d.join("tack")))
+            .unwrap_or_else(|| PathBuf::from(".tack/config"));
+        let data_dir = std::env::var_os("TACK_HOME")
+            .map(PathBuf::from)
+            .or_else(|| dirs::data_dir().map(|d| d.join("tack")))
+            .unwrap_or_else(|| PathBuf::from(".tack/data"));
+        Paths {
+            config_dir,
+            data_dir,
+        }
+    }
+
+    /// `config.toml`.
+    pub fn config_file(&self) -> PathBuf {
+        self.config_dir.join("config.toml")
+    }
+
+    /// Prompt overrides folder.
+    pub fn prompts_dir(&self) -> PathBuf {
+        self.config_dir.join("prompts")
+    }
+
+    /// Session logs folder.
+    pub fn sessions_dir(&self) -> PathBuf {
+        self.data_dir.join("sessions")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn p(id: &str, url: &str, wire: Wire) -> ProviderConfig {
+        builtin(id, id, url, wire, None, "", None)
+    }
+
+    #[test]
+    fn inference_follows_the_rule_order() {
+        // A Claude model on a Kimi provider picks claude-code (rule 1 before rule 2).
+        assert_eq!(infer_harness(&p("kimi", "https://api.kimi.com/coding/v1", Wire::Chat), "claude-sonnet-4"), Some("claude-code"));
+        assert_eq!(infer_harness(&p("kimi-for-coding", "https://api.kimi.com/coding/v1", Wire::Chat), "k3"), Some("kimi-code"));
+        assert_eq!(infer_harness(&p("moonshotai", "https://api.moonshot.ai/v1", Wire::Chat), "kimi-k3"), Some("kimi-code"));
+        assert_eq!(infer_harness(&p("x", "https://dashscope.aliyuncs.com/compatible-mode/v1", Wire::Chat), "m"), Some("qwen-code"));
+        assert_eq!(infer_harness(&p("x", "http://h", Wire::Chat), "QwQ-32B"), Some("qwen-code"));
+        assert_eq!(infer_harness(&p("deepseek", "https://api.deepseek.com", Wire::Chat), "deepseek-chat"), Some("claude-code-bare"));
+        assert_eq!(infer_harness(&p("x", "http://h", Wire::Messages), "m"), Some("claude-code"));
+        assert_eq!(infer_harness(&p("openai", "https://api.openai.com/v1", Wire::Chat), "gpt-5"), None);
+    }
+
+    #[test]
+    fn user_providers_override_builtins_and_unknown_fields_are_errors() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("config.toml");
+        std::fs::write(
+            &path,
+            r#"
+default_provider = "deepseek"
+[[providers]]
+id = "deepseek"
+name = "DeepSeek via proxy"
+base_url = "http://proxy/v1"
+wire = "chat"
+model = "deepseek-reasoner"
+"#,
+        )
+        .unwrap();
+        let cfg = Config::load(&path).unwrap();
+        let ds = cfg.provider("deepseek", None).unwrap();
+        assert_eq!(ds.base_url, "http://proxy/v1");
+        assert!(cfg.provider("nope", None).is_err());
+        let adhoc = cfg.provider("http://127.0.0.1:9/v1/", Some(Wire::Chat)).unwrap();
+        assert_eq!(adhoc.base_url, "http://127.0.0.1:9/v1");
+        std::fs::write(&path, "bogus = 1\n").unwrap();
+        let err = Config::load(&path).unwrap_err().to_string();
+        assert!(err.contains("bogus"), "{err}");
+        // Round trip.
+        cfg.save(&path).unwrap();
+        assert_eq!(Config::load(&path).unwrap(), cfg);
+    }
+}

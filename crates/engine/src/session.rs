@@ -1,0 +1,606 @@
+//! A session: one conversation in one workspace with one provider, harness and approval
+//! policy, persisted as it happens.
+//!
+//! A [`Session`] is a cheap handle (clone it freely). Input goes in with
+//! [`Session::submit`]: it starts a turn, or, while a turn runs, is queued and joins that
+//! turn's next sampling request (steering). [`Session::interrupt`] cancels the running turn:
+//! the in-flight HTTP request is dropped, a running tool's process group is killed, and every
+//! tool call left without output gets an `aborted` output so the history stays valid.
+//! Everything that happens is reported on the [`EngineEvent`] channel returned at creation.
+
+use std::collections::{HashMap, HashSet};
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, MutexGuard};
+
+use tack_harness::{Registry, Route};
+use tack_harness::prompts::PromptStore;
+use tack_protocol::{
+    ApprovalDecision, ApprovalPolicy, EngineEvent, Exchange, Item, ModelError, Role,
+    SessionSettings, ToolOutput, ToolOutputItem,
+};
+use tack_wire::client::{ClientConfig, ModelClient};
+use tokio::sync::{mpsc, oneshot, watch};
+use tokio_util::sync::CancellationToken;
+
+use crate::approval::SessionApprovals;
+use crate::config::{Paths, ProviderConfig};
+use crate::log::{ExchangeLog, LOG_VERSION, LoadedSession, LogError, LogRecord, SessionLog};
+use crate::secrets::ApiKey;
+use crate::tools::{ToolHandler, builtin_tools};
+use crate::turn;
+
+/// Process-wide services shared by every session.
+pub struct Engine {
+    /// Harness registry.
+    pub registry: Registry,
+    /// Prompt templates (built-ins + the user's overrides).
+    pub prompts: PromptStore,
+    /// HTTP client for providers.
+    pub client: ModelClient,
+    /// Engine tools.
+    pub tools: Vec<Arc<dyn ToolHandler>>,
+    /// Folders.
+    pub paths: Paths,
+}
+
+impl Engine {
+    /// The standard engine: built-in harnesses and tools, prompt overrides from the config
+    /// folder, default HTTP client.
+    ///
+    /// # Errors
+    /// [`EngineError::Setup`] when the HTTP client cannot be built (TLS roots).
+    pub fn new(paths: Paths) -> Result<Engine, EngineError> {
+        Ok(Engine {
+            registry: Registry::builtin(),
+            prompts: PromptStore::with_override_dir(paths.prompts_dir()),
+            client: ModelClient::new(ClientConfig::default()).map_err(|e| EngineError::Setup(e.to_string()))?,
+            tools: builtin_tools(),
+            paths,
+        })
+    }
+
+    /// Looks up an engine tool by name.
+    pub fn tool(&self, name: &str) -> Option<Arc<dyn ToolHandler>> {
+        self.tools.iter().find(|t| t.name() == name).cloned()
+    }
+}
+
+/// What a session runs with.
+#[derive(Debug, Clone)]
+pub struct SessionOptions {
+    /// Workspace folder (made absolute).
+    pub cwd: PathBuf,
+    /// Provider.
+    pub provider: ProviderConfig,
+    /// Model slug.
+    pub model: String,
+    /// Harness id (already resolved from "auto").
+    pub harness: String,
+    /// Approval policy.
+    pub approval: ApprovalPolicy,
+    /// Extra instructions.
+    pub instructions: Option<String>,
+    /// The provider key, if it needs one. Never persisted.
+    pub api_key: Option<ApiKey>,
+}
+
+impl SessionOptions {
+    /// The persisted/displayed part.
+    pub fn settings(&self) -> SessionSettings {
+        SessionSettings {
+            cwd: self.cwd.display().to_string(),
+            provider: self.provider.id.clone(),
+            model: self.model.clone(),
+            wire: self.provider.wire,
+            harness: self.harness.clone(),
+            approval: self.approval,
+        }
+    }
+}
+
+/// Engine failures that are not about a single model request.
+#[derive(Debug, thiserror::Error)]
+pub enum EngineError {
+    /// The engine could not start.
+    #[error("engine setup failed: {0}")]
+    Setup(String),
+    /// Routing (wire × harness) failed.
+    #[error(transparent)]
+    Route(#[from] tack_harness::RouteError),
+    /// The session log failed.
+    #[error(transparent)]
+    Log(#[from] LogError),
+    /// The workspace is not a folder.
+    #[error("workspace {0} is not a folder")]
+    Workspace(PathBuf),
+    /// No approval with that id is pending.
+    #[error("no pending approval `{0}` (it may have been decided or the turn ended)")]
+    NoSuchApproval(String),
+    /// A new session needs text.
+    #[error("empty input")]
+    EmptyInput,
+}
+
+/// Whether submitted input started a turn or joined the running one.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Submitted {
+    /// A new turn started.
+    Started {
+        /// Its id.
+        turn_id: String,
+    },
+    /// Queued for the running turn's next sampling request.
+    Queued {
+        /// The running turn.
+        turn_id: String,
+    },
+}
+
+/// A live session handle.
+#[derive(Clone)]
+pub struct Session {
+    pub(crate) inner: Arc<Inner>,
+}
+
+pub(crate) struct Inner {
+    pub(crate) engine: Arc<Engine>,
+    pub(crate) id: String,
+    pub(crate) opts: SessionOptions,
+    pub(crate) route: Route,
+    pub(crate) events: mpsc::UnboundedSender<EngineEvent>,
+    pub(crate) state: Mutex<State>,
+    pub(crate) log: Mutex<SessionLog>,
+    pub(crate) exchanges: Mutex<ExchangeLog>,
+    pub(crate) running: watch::Sender<bool>,
+}
+
+pub(crate) struct State {
+    pub(crate) history: Vec<Item>,
+    pub(crate) turn: Option<RunningTurn>,
+    pub(crate) queued: Vec<String>,
+    pub(crate) approvals: HashMap<String, oneshot::Sender<ApprovalDecision>>,
+    pub(crate) approved: SessionApprovals,
+    pub(crate) ids: HashSet<String>,
+    pub(crate) call_ids: HashSet<String>,
+    pub(crate) next_id: u64,
+}
+
+pub(crate) struct RunningTurn {
+    pub(crate) id: String,
+    pub(crate) cancel: CancellationToken,
+}
+
+/// The log file of session `id` in `dir`.
+pub fn log_path(dir: &Path, id: &str) -> PathBuf {
+    dir.join(format!("{id}.jsonl"))
+}
+
+/// The exchange file beside a session log.
+pub fn exchanges_path(log: &Path) -> PathBuf {
+    log.with_extension("exchanges.jsonl")
+}
+
+impl Session {
+    /// Starts a new session and writes its log header.
+    ///
+    /// # Errors
+    /// [`EngineError`] for a bad workspace, an unroutable (wire, harness) pair, or a log
+    /// that can't be created.
+    pub fn create(
+        engine: Arc<Engine>,
+        mut opts: SessionOptions,
+    ) -> Result<(Session, mpsc::UnboundedReceiver<EngineEvent>), EngineError> {
+        opts.cwd = absolute_dir(&opts.cwd)?;
+        let route = engine.registry.route(opts.provider.wire, &opts.harness)?;
+        let id = new_session_id();
+        let path = log_path(&engine.paths.sessions_dir(), &id);
+        let log = SessionLog::create(
+            &path,
+            &LogRecord::SessionStarted {
+                version: LOG_VERSION,
+                session_id: id.clone(),
+                created_at: now(),
+                settings: opts.settings(),
+            },
+        )?;
+        Self::start(engine, id, opts, route, log, Vec::new())
+    }
+
+    /// Reopens a session from its log. Settings come from `opts` (the caller may keep the
+    /// logged ones); a turn that was cut off by a crash is closed: its unanswered tool calls
+    /// get `aborted` outputs and a `turn_ended` record is written.
+    ///
+    /// # Errors
+    /// [`EngineError`] as for [`Session::create`], or when the log can't be read.
+    pub fn resume(
+        engine: Arc<Engine>,
+        path: &Path,
+        mut opts: SessionOptions,
+    ) -> Result<(Session, mpsc::UnboundedReceiver<EngineEvent>), EngineError> {
+        let loaded = LoadedSession::read(path)?;
+        opts.cwd = absolute_dir(&opts.cwd)?;
+        let route = engine.registry.route(opts.provider.wire, &opts.harness)?;
+        let mut log = SessionLog::open(path)?;
+        log.append(&LogRecord::Resumed {
+            ts: now(),
+            settings: opts.settings(),
+        })?;
+        let (session, rx) = Self::start(
+            engine,
+            loaded.session_id.clone(),
+            opts,
+            route,
+            log,
+            loaded.items.clone(),
+        )?;
+        session.close_unanswered_calls(loaded.unfinished_turn.as_deref())?;
+        if let Some(turn_id) = &loaded.unfinished_turn {
+            session.append_record(&LogRecord::TurnEnded {
+                ts: now(),
+                turn_id: turn_id.clone(),
+                status: "interrupted".into(),
+                usage: Default::default(),
+            })?;
+        }
+        Ok((session, rx))
+    }
+
+    fn start(
+        engine: Arc<Engine>,
+        id: String,
+        opts: SessionOptions,
+        route: Route,
+        log: SessionLog,
+        history: Vec<Item>,
+    ) -> Result<(Session, mpsc::UnboundedReceiver<EngineEvent>), EngineError> {
+        let exchanges = ExchangeLog::open(&exchanges_path(log.path()))?;
+        let (tx, rx) = mpsc::unbounded_channel();
+        let mut ids = HashSet::new();
+        let mut call_ids = HashSet::new();
+        for item in &history {
+            ids.insert(item.id().to_string());
+            if let Some(c) = item.call_id() {
+                call_ids.insert(c.to_string());
+            }
+        }
+        let settings = opts.settings();
+        let inner = Arc::new(Inner {
+            engine,
+            id: id.clone(),
+            opts,
+            route,
+            events: tx,
+            state: Mutex::new(State {
+                history,
+                turn: None,
+                queued: Vec::new(),
+                approvals: HashMap::new(),
+                approved: SessionApprovals::default(),
+                ids,
+                call_ids,
+                next_id: 0,
+            }),
+            log: Mutex::new(log),
+            exchanges: Mutex::new(exchanges),
+            running: watch::channel(false).0,
+        });
+        let session = Session { inner };
+        session.emit(EngineEvent::SessionConfigured {
+            session_id: id,
+            settings,
+        });
+        Ok((session, rx))
+    }
+
+    /// Session id.
+    pub fn id(&self) -> &str {
+        &self.inner.id
+    }
+
+    /// Settings.
+    pub fn settings(&self) -> SessionSettings {
+        self.inner.opts.settings()
+    }
+
+    /// Path of the session log.
+    pub fn log_path(&self) -> PathBuf {
+        lock(&self.inner.log).path().to_path_buf()
+    }
+
+    /// A copy of the history.
+    pub fn history(&self) -> Vec<Item> {
+        lock(&self.inner.state).history.clone()
+    }
+
+    /// Whether a turn is running.
+    pub fn is_running(&self) -> bool {
+        lock(&self.inner.state).turn.is_some()
+    }
+
+    /// Appends items to history without running a turn (seeding a conversation, importing).
+    ///
+    /// # Errors
+    /// [`EngineError::Log`].
+    pub fn seed(&self, items: Vec<Item>) -> Result<(), EngineError> {
+        for item in items {
+            self.record(None, item)?;
+        }
+        Ok(())
+    }
+
+    /// Submits user input: starts a turn, or queues it for the running turn.
+    ///
+    /// # Errors
+    /// [`EngineError::EmptyInput`] for blank text; [`EngineError::Log`] if the input can't be
+    /// persisted.
+    pub fn submit(&self, text: impl Into<String>) -> Result<Submitted, EngineError> {
+        let text = text.into();
+        if text.trim().is_empty() {
+            return Err(EngineError::EmptyInput);
+        }
+        let (turn_id, cancel) = {
+            let mut state = lock(&self.inner.state);
+            if let Some(turn) = &state.turn {
+                let turn_id = turn.id.clone();
+                state.queued.push(text.clone());
+                drop(state);
+                self.emit(EngineEvent::InputQueued {
+                    turn_id: turn_id.clone(),
+                    text,
+                });
+                return Ok(Submitted::Queued { turn_id });
+            }
+            let turn_id = format!("turn_{}", uuid::Uuid::now_v7().simple());
+            let cancel = CancellationToken::new();
+            state.turn = Some(RunningTurn {
+                id: turn_id.clone(),
+                cancel: cancel.clone(),
+            });
+            (turn_id, cancel)
+        };
+        self.inner.running.send_replace(true);
+        if let Err(e) = self.append_record(&LogRecord::TurnStarted {
+            ts: now(),
+            turn_id: turn_id.clone(),
+        }) {
+            lock(&self.inner.state).turn = None;
+            self.inner.running.send_replace(false);
+            return Err(e);
+        }
+        let item = self.new_user_item(text);
+        if let Err(e) = self.record(Some(&turn_id), item) {
+            lock(&self.inner.state).turn = None;
+            self.inner.running.send_replace(false);
+            return Err(e);
+        }
+        let session = self.clone();
+        let id = turn_id.clone();
+        tokio::spawn(async move {
+            turn::run(session, id, cancel).await;
+        });
+        Ok(Submitted::Started { turn_id })
+    }
+
+    /// Interrupts the running turn, if any.
+    pub fn interrupt(&self) {
+        let state = lock(&self.inner.state);
+        if let Some(turn) = &state.turn {
+            turn.cancel.cancel();
+        }
+    }
+
+    /// Answers a pending approval.
+    ///
+    /// # Errors
+    /// [`EngineError::NoSuchApproval`] if it is not pending.
+    pub fn decide(&self, approval_id: &str, decision: ApprovalDecision) -> Result<(), EngineError> {
+        let tx = lock(&self.inner.state)
+            .approvals
+            .remove(approval_id)
+            .ok_or_else(|| EngineError::NoSuchApproval(approval_id.to_string()))?;
+        tx.send(decision)
+            .map_err(|_| EngineError::NoSuchApproval(approval_id.to_string()))
+    }
+
+    /// Waits until no turn is running.
+    pub async fn wait_idle(&self) {
+        let mut rx = self.inner.running.subscribe();
+        // `wait_for` returns immediately when the value already matches.
+        let _ = rx.wait_for(|running| !*running).await;
+    }
+
+    /// Appends a record to the session log (e.g. a rename).
+    ///
+    /// # Errors
+    /// [`EngineError::Log`].
+    pub fn append(&self, record: &LogRecord) -> Result<(), EngineError> {
+        self.append_record(record)
+    }
+
+    // ----- internals used by the turn loop -----
+
+    pub(crate) fn emit(&self, event: EngineEvent) {
+        // A closed receiver means nobody listens any more; the log still has everything.
+        let _ = self.inner.events.send(event);
+    }
+
+    pub(crate) fn append_record(&self, record: &LogRecord) -> Result<(), EngineError> {
+        lock(&self.inner.log).append(record)?;
+        Ok(())
+    }
+
+    pub(crate) fn new_id(&self, prefix: &str) -> String {
+        let mut state = lock(&self.inner.state);
+        loop {
+            state.next_id += 1;
+            let id = format!("{prefix}_{}", uuid::Uuid::now_v7().simple());
+            if state.ids.insert(id.clone()) {
+                return id;
+            }
+        }
+    }
+
+    pub(crate) fn new_user_item(&self, text: String) -> Item {
+        Item::text(self.new_id("msg"), Role::User, text)
+    }
+
+    /// Makes a decoded item's ids unique in the session (providers reuse ids such as
+    /// `functions.ls:0` across responses), persists it, adds it to history and reports it.
+    pub(crate) fn record(&self, turn_id: Option<&str>, mut item: Item) -> Result<Item, EngineError> {
+        {
+            let mut state = lock(&self.inner.state);
+            let id = item.id().to_string();
+            if id.is_empty() || state.ids.contains(&id) {
+                drop(state);
+                let fresh = self.new_id("item");
+                set_item_id(&mut item, fresh);
+                state = lock(&self.inner.state);
+            } else {
+                state.ids.insert(id);
+            }
+            if let Some(call_id) = item.call_id().map(str::to_string) {
+                let unique = unique_call_id(&state.call_ids, &call_id);
+                state.call_ids.insert(unique.clone());
+                if unique != call_id {
+                    set_call_id(&mut item, unique);
+                }
+            }
+        }
+        self.append_record(&LogRecord::Item {
+            ts: now(),
+            turn_id: turn_id.map(str::to_string),
+            item: item.clone(),
+        })?;
+        lock(&self.inner.state).history.push(item.clone());
+        if let Some(turn_id) = turn_id {
+            self.emit(EngineEvent::ItemCompleted {
+                turn_id: turn_id.to_string(),
+                item: item.clone(),
+            });
+        }
+        Ok(item)
+    }
+
+    pub(crate) fn record_exchange(&self, exchange: Exchange) {
+        let summary = exchange.summary.clone();
+        if let Err(e) = lock(&self.inner.exchanges).append(&exchange) {
+            tracing::error!(error = %e, "failed to persist an exchange");
+            self.emit(EngineEvent::Error {
+                turn_id: Some(summary.turn_id.clone()),
+                error: ModelError::new(
+                    tack_protocol::ErrorKind::Config,
+                    format!("could not save the exchange record: {e}"),
+                ),
+            });
+        }
+        self.emit(EngineEvent::ExchangeRecorded {
+            turn_id: summary.turn_id.clone(),
+            exchange: summary,
+        });
+    }
+
+    /// Gives every tool call in history without an output an `aborted` output.
+    pub(crate) fn close_unanswered_calls(&self, turn_id: Option<&str>) -> Result<(), EngineError> {
+        let unanswered: Vec<String> = {
+            let state = lock(&self.inner.state);
+            let answered: HashSet<&str> = state
+                .history
+                .iter()
+                .filter_map(|i| match i {
+                    Item::ToolOutput(o) => Some(o.call_id.as_str()),
+                    _ => None,
+                })
+                .collect();
+            state
+                .history
+                .iter()
+                .filter_map(Item::call_id)
+                .filter(|c| !answered.contains(c))
+                .map(str::to_string)
+                .collect()
+        };
+        for call_id in unanswered {
+            let item = Item::ToolOutput(ToolOutputItem {
+                id: self.new_id("out"),
+                call_id,
+                output: ToolOutput::aborted(
+                    "aborted: the session ended before this call produced output",
+                ),
+            });
+            self.record(turn_id, item)?;
+        }
+        Ok(())
+    }
+
+    pub(crate) fn take_queued(&self) -> Vec<String> {
+        std::mem::take(&mut lock(&self.inner.state).queued)
+    }
+
+    pub(crate) fn has_queued(&self) -> bool {
+        !lock(&self.inner.state).queued.is_empty()
+    }
+
+    pub(crate) fn finish_turn(&self) {
+        lock(&self.inner.state).turn = None;
+        self.inner.running.send_replace(false);
+    }
+}
+
+/// Locks a mutex, recovering from poisoning: the data is plain state that stays consistent
+/// because every critical section is short and panic-free.
+pub(crate) fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+/// RFC 3339 UTC timestamp with milliseconds.
+pub(crate) fn now() -> String {
+    chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true)
+}
+
+fn new_session_id() -> String {
+    format!(
+        "{}-{}",
+        chrono::Local::now().format("%Y%m%d-%H%M%S"),
+        &uuid::Uuid::new_v4().simple().to_string()[..8]
+    )
+}
+
+fn absolute_dir(dir: &Path) -> Result<PathBuf, EngineError> {
+    let abs = std::fs::canonicalize(dir).map_err(|_| EngineError::Workspace(dir.to_path_buf()))?;
+    if abs.is_dir() {
+        Ok(abs)
+    } else {
+        Err(EngineError::Workspace(dir.to_path_buf()))
+    }
+}
+
+fn unique_call_id(taken: &HashSet<String>, id: &str) -> String {
+    let base = if id.is_empty() { "call" } else { id };
+    if !taken.contains(base) {
+        return base.to_string();
+    }
+    (2..)
+        .map(|n| format!("{base}_{n}"))
+        .find(|c| !taken.contains(c))
+        .unwrap_or_else(|| base.to_string())
+}
+
+fn set_item_id(item: &mut Item, id: String) {
+    match item {
+        Item::Message(m) => m.id = id,
+        Item::Reasoning(r) => r.id = id,
+        Item::FunctionCall(c) => c.id = id,
+        Item::CustomToolCall(c) => c.id = id,
+        Item::LocalShellCall(c) => c.id = id,
+        Item::ToolOutput(o) => o.id = id,
+    }
+}
+
+fn set_call_id(item: &mut Item, id: String) {
+    match item {
+        Item::FunctionCall(c) => c.call_id = id,
+        Item::CustomToolCall(c) => c.call_id = id,
+        Item::LocalShellCall(c) => c.call_id = id,
+        _ => {}
+    }
+}

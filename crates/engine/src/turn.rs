@@ -1,0 +1,590 @@
+//! The turn loop.
+//!
+//! One turn: freeze the step context → shape (harness) → render (wire) → send and decode the
+//! stream (events go to the UI as they arrive; complete items are persisted) → for each tool
+//! call: bind (harness) → prepare (tool) → approval gate → run → persist the output → sample
+//! again while the model asked for tools or the user queued input → `TurnCompleted`.
+//!
+//! Consistency rules: a tool call is recorded only once its arguments are complete (the
+//! decoders guarantee this); a call that never ran (interrupt, failed stream, aborted turn,
+//! crash) gets an `aborted` output before the turn ends; input queued while the turn runs is
+//! recorded at the start of the next step, or when the turn ends, so nothing typed is lost.
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use tack_harness::{ShapeEnv, Shaped};
+use tack_protocol::{
+    AbortReason, ApprovalDecision, ApprovalRequest, EngineEvent, ErrorKind, Item, ModelError,
+    Prompt, ReasoningOrigin, StepContext, StreamEvent, ToolOutput, ToolOutputItem, Usage,
+};
+use tack_wire::client::{Auth, AuthScheme, ExchangeMeta, ExchangeSink, Sampling, SecretString};
+use tack_wire::{Endpoint, render};
+use tokio_util::sync::CancellationToken;
+use tracing::Instrument;
+
+use crate::approval::{self, Verdict};
+use crate::context::{self, Environment};
+use crate::log::LogRecord;
+use crate::session::{Session, lock, now};
+use crate::tools::{OutputSink, ToolContext};
+
+/// Most sampling requests in one turn; a model stuck in a loop of tool calls is stopped here.
+pub const MAX_STEPS: u32 = 200;
+
+/// Bytes of tool output returned to the model (head and tail kept).
+pub const MAX_TOOL_OUTPUT_BYTES: usize = 30 * 1024;
+
+/// Default command time limit.
+pub const DEFAULT_TOOL_TIMEOUT_MS: u64 = 120_000;
+
+enum Outcome {
+    Completed,
+    Interrupted,
+    ApprovalAborted,
+    Failed(ModelError),
+}
+
+/// Runs a turn to its end and reports it. Never panics; every exit path closes the turn.
+pub(crate) async fn run(session: Session, turn_id: String, cancel: CancellationToken) {
+    let span = tracing::info_span!("turn", session = %session.id(), turn = %turn_id);
+    async {
+        session.emit(EngineEvent::TurnStarted {
+            turn_id: turn_id.clone(),
+        });
+        let mut usage = Usage::default();
+        let outcome = steps(&session, &turn_id, &cancel, &mut usage).await;
+        let (status, event) = match outcome {
+            Outcome::Completed => (
+                "completed",
+                EngineEvent::TurnCompleted {
+                    turn_id: turn_id.clone(),
+                    usage,
+                },
+            ),
+            Outcome::Interrupted => (
+                "interrupted",
+                EngineEvent::TurnAborted {
+                    turn_id: turn_id.clone(),
+                    reason: AbortReason::Interrupted,
+                },
+            ),
+            Outcome::ApprovalAborted => (
+                "aborted",
+                EngineEvent::TurnAborted {
+                    turn_id: turn_id.clone(),
+                    reason: AbortReason::ApprovalAborted,
+                },
+            ),
+            Outcome::Failed(error) => {
+                tracing::warn!(kind = %error.kind, message = %error.message, "turn failed");
+                session.emit(EngineEvent::Error {
+                    turn_id: Some(turn_id.clone()),
+                    error,
+                });
+                (
+                    "failed",
+                    EngineEvent::TurnAborted {
+                        turn_id: turn_id.clone(),
+                        reason: AbortReason::Failed,
+                    },
+                )
+            }
+        };
+        let closing = close_turn(&session, &turn_id, status, usage);
+        if let Err(e) = closing {
+            session.emit(EngineEvent::Error {
+                turn_id: Some(turn_id.clone()),
+                error: ModelError::new(
+                    ErrorKind::Config,
+                    format!("could not write the session log: {e}"),
+                ),
+            });
+        }
+        session.finish_turn();
+        session.emit(event);
+    }
+    .instrument(span)
+    .await;
+}
+
+fn close_turn(
+    session: &Session,
+    turn_id: &str,
+    status: &str,
+    usage: Usage,
+) -> Result<(), crate::session::EngineError> {
+    session.close_unanswered_calls(Some(turn_id))?;
+    for text in session.take_queued() {
+        let item = session.new_user_item(text);
+        session.record(Some(turn_id), item)?;
+    }
+    session.append_record(&LogRecord::TurnEnded {
+        ts: now(),
+        turn_id: turn_id.to_string(),
+        status: status.to_string(),
+        usage,
+    })
+}
+
+async fn steps(
+    session: &Session,
+    turn_id: &str,
+    cancel: &CancellationToken,
+    usage: &mut Usage,
+) -> Outcome {
+    let cwd = session.inner.opts.cwd.clone();
+    let env = match tokio::task::spawn_blocking(move || context::capture(&cwd)).await {
+        Ok(env) => env,
+        Err(e) => {
+            tracing::warn!(error = %e, "environment capture failed");
+            Environment::default()
+        }
+    };
+    for step in 0..MAX_STEPS {
+        if cancel.is_cancelled() {
+            return Outcome::Interrupted;
+        }
+        for text in session.take_queued() {
+            let item = session.new_user_item(text);
+            if let Err(e) = session.record(Some(turn_id), item) {
+                return Outcome::Failed(log_error(e));
+            }
+        }
+        let prompt = build_prompt(session, &env, turn_id, step);
+        let engine = &session.inner.engine;
+        let shape_env = ShapeEnv {
+            prompts: &engine.prompts,
+            emulate_identity: session.inner.opts.provider.emulate_identity,
+        };
+        let route = &session.inner.route;
+        let shaped = match route.harness.shape(&prompt, route.wire, &shape_env) {
+            Ok(s) => s,
+            Err(e) => {
+                return Outcome::Failed(
+                    ModelError::new(ErrorKind::Config, e.to_string())
+                        .with_hint("Fix or remove the prompt override named in the message."),
+                );
+            }
+        };
+        let advertised: Vec<String> = shaped.request.tools.iter().map(|t| t.name.clone()).collect();
+        let calls = match sample(session, turn_id, shaped, cancel, usage).await {
+            Ok(calls) => calls,
+            Err(outcome) => return outcome,
+        };
+        if calls.is_empty() && !session.has_queued() {
+            return Outcome::Completed;
+        }
+        for call in calls {
+            match execute(session, turn_id, &call, &advertised, cancel).await {
+                Ok(()) => {}
+                Err(outcome) => return outcome,
+            }
+        }
+    }
+    Outcome::Failed(
+        ModelError::new(
+            ErrorKind::ProviderError,
+            format!("the turn stopped after {MAX_STEPS} model requests"),
+        )
+        .with_hint("The model kept calling tools; send a new message to continue."),
+    )
+}
+
+fn log_error(e: crate::session::EngineError) -> ModelError {
+    ModelError::new(ErrorKind::Config, format!("could not write the session log: {e}"))
+        .with_hint("Check free disk space and permissions of the data folder.")
+}
+
+fn build_prompt(session: &Session, env: &Environment, turn_id: &str, step: u32) -> Prompt {
+    let opts = &session.inner.opts;
+    let engine = &session.inner.engine;
+    Prompt {
+        history: session.history(),
+        tools: engine.tools.iter().map(|t| t.spec()).collect(),
+        instructions: opts.instructions.clone(),
+        context: StepContext {
+            session_id: session.id().to_string(),
+            turn_id: turn_id.to_string(),
+            step,
+            cwd: opts.cwd.display().to_string(),
+            now: chrono::Local::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, false),
+            os: context::os_name().to_string(),
+            os_version: env.os_version.clone(),
+            shell: env.shell.clone(),
+            git: env.git.clone(),
+            project_docs: env.project_docs.clone(),
+            listing: env.listing.clone(),
+            model: opts.model.clone(),
+            provider: opts.provider.info(),
+            approval: opts.approval,
+        },
+    }
+}
+
+/// Sends one sampling request (after any extra requests) and consumes its stream. Returns
+/// the recorded tool calls.
+async fn sample(
+    session: &Session,
+    turn_id: &str,
+    shaped: Shaped,
+    cancel: &CancellationToken,
+    usage: &mut Usage,
+) -> Result<Vec<Item>, Outcome> {
+    let Shaped {
+        request,
+        tool_kinds,
+        extra_requests,
+        mut postprocess,
+        prompt_source,
+    } = shaped;
+    let opts = &session.inner.opts;
+    let route = &session.inner.route;
+    let wire = route.wire;
+    let endpoint = Endpoint::new(opts.provider.base_url.clone());
+    // Anthropic Messages takes the key in `x-api-key`; every OpenAI-style server in `Bearer`.
+    let auth = opts.api_key.as_ref().map(|k| Auth {
+        scheme: if wire == tack_protocol::Wire::Messages {
+            AuthScheme::XApiKey
+        } else {
+            AuthScheme::Bearer
+        },
+        key: SecretString::new(k.expose()),
+    });
+    let client = &session.inner.engine.client;
+    let origin = ReasoningOrigin {
+        wire,
+        provider: Some(opts.provider.id.clone()),
+        model: Some(opts.model.clone()),
+    };
+    let sink: ExchangeSink = {
+        let s = session.clone();
+        Arc::new(move |exchange| s.record_exchange(exchange))
+    };
+    let meta = |purpose: &str| ExchangeMeta {
+        id: session.new_id("ex"),
+        turn_id: turn_id.to_string(),
+        purpose: purpose.to_string(),
+        harness: route.harness.id().to_string(),
+        route: route.name(),
+        provider: opts.provider.id.clone(),
+        model: opts.model.clone(),
+    };
+    tracing::debug!(prompt_source = %prompt_source, "shaped");
+    let no_kinds = tack_wire::ToolKinds::default();
+
+    for extra in extra_requests {
+        let rendered = match render(&extra.request, wire, &endpoint) {
+            Ok(r) => r,
+            Err(e) => {
+                tracing::warn!(purpose = %extra.purpose, error = %e, "extra request not rendered");
+                continue;
+            }
+        };
+        let extra_meta = meta(&extra.purpose);
+        let opened = tokio::select! {
+            biased;
+            () = cancel.cancelled() => return Err(Outcome::Interrupted),
+            r = client.open(
+                Sampling {
+                    request: &rendered,
+                    auth: auth.as_ref(),
+                    wire,
+                    tool_kinds: &no_kinds,
+                    origin: &origin,
+                    meta: &extra_meta,
+                },
+                sink.clone(),
+                cancel.clone(),
+            ) => r,
+        };
+        // An extra request's reply is read to the end and discarded; its failure does not
+        // fail the turn (the real CLIs behave the same), but it is recorded as an exchange.
+        if let Ok(mut stream) = opened {
+            loop {
+                tokio::select! {
+                    biased;
+                    () = cancel.cancelled() => return Err(Outcome::Interrupted),
+                    ev = stream.next() => if ev.is_none() { break },
+                }
+            }
+        }
+    }
+
+    let rendered = render(&request, wire, &endpoint).map_err(|e| {
+        Outcome::Failed(ModelError::new(ErrorKind::Config, e.to_string()))
+    })?;
+    let span = tracing::info_span!("sampling_request", route = %route.name(), model = %opts.model);
+    let main_meta = meta("main");
+    let opened = tokio::select! {
+        biased;
+        () = cancel.cancelled() => return Err(Outcome::Interrupted),
+        r = client.open(
+            Sampling {
+                request: &rendered,
+                auth: auth.as_ref(),
+                wire,
+                tool_kinds: &tool_kinds,
+                origin: &origin,
+                meta: &main_meta,
+            },
+            sink.clone(),
+            cancel.clone(),
+        ).instrument(span.clone()) => r,
+    };
+    let mut stream = opened.map_err(|e| Outcome::Failed(with_hint(e)))?;
+
+    let mut calls = Vec::new();
+    let mut completed = false;
+    let mut buffer = Vec::new();
+    loop {
+        let next = tokio::select! {
+            biased;
+            () = cancel.cancelled() => return Err(Outcome::Interrupted),
+            ev = stream.next().instrument(span.clone()) => ev,
+        };
+        let event = match next {
+            None => break,
+            Some(Err(e)) => return Err(Outcome::Failed(with_hint(e))),
+            Some(Ok(event)) => event,
+        };
+        match postprocess.as_mut() {
+            Some(p) => p.event(event, &mut buffer),
+            None => buffer.push(event),
+        }
+        for event in buffer.drain(..) {
+            handle_event(session, turn_id, &origin, event, &mut calls, &mut completed, usage)
+                .map_err(|e| Outcome::Failed(log_error(e)))?;
+        }
+    }
+    if let Some(p) = postprocess.as_mut() {
+        p.finish(&mut buffer);
+        for event in buffer.drain(..) {
+            handle_event(session, turn_id, &origin, event, &mut calls, &mut completed, usage)
+                .map_err(|e| Outcome::Failed(log_error(e)))?;
+        }
+    }
+    if !completed {
+        return Err(Outcome::Failed(ModelError::new(
+            ErrorKind::StreamTruncated,
+            "the response ended without a completion event",
+        )));
+    }
+    Ok(calls)
+}
+
+fn handle_event(
+    session: &Session,
+    turn_id: &str,
+    origin: &ReasoningOrigin,
+    event: StreamEvent,
+    calls: &mut Vec<Item>,
+    completed: &mut bool,
+    usage: &mut Usage,
+) -> Result<(), crate::session::EngineError> {
+    let turn_id_s = turn_id.to_string();
+    match event {
+        StreamEvent::Created { .. } | StreamEvent::ToolCallDelta { .. } => {}
+        StreamEvent::TextDelta { text } => session.emit(EngineEvent::TextDelta {
+            turn_id: turn_id_s,
+            text,
+        }),
+        StreamEvent::ReasoningDelta { text, .. } => session.emit(EngineEvent::ReasoningDelta {
+            turn_id: turn_id_s,
+            text,
+        }),
+        StreamEvent::ToolCallStarted { call_id, name } => {
+            session.emit(EngineEvent::ToolCallStarted {
+                turn_id: turn_id_s,
+                call_id,
+                name,
+            });
+        }
+        StreamEvent::ItemDone { mut item } => {
+            if let Item::Reasoning(r) = &mut item {
+                if r.origin.is_none() {
+                    r.origin = Some(origin.clone());
+                }
+            }
+            let recorded = session.record(Some(turn_id), item)?;
+            if recorded.is_tool_call() {
+                calls.push(recorded);
+            }
+        }
+        StreamEvent::Usage { usage: u } => usage.add(&u),
+        StreamEvent::Completed { .. } => *completed = true,
+    }
+    Ok(())
+}
+
+fn with_hint(mut e: ModelError) -> ModelError {
+    if e.hint.is_none() {
+        let hint = match e.kind {
+            ErrorKind::Auth => Some("Check the provider's API key (Settings, or its environment variable)."),
+            ErrorKind::Unreachable => Some("Check the provider's base URL and that the server is running."),
+            ErrorKind::RateLimit => Some("The provider is rate limiting; wait and send again."),
+            ErrorKind::QuotaExhausted => Some("The account has no credit left; top it up or switch provider."),
+            ErrorKind::ContextLengthExceeded => Some("The conversation is too long for this model; start a new session or pick a model with a larger context."),
+            ErrorKind::Overloaded | ErrorKind::ServerError => Some("The provider is having trouble; try again in a moment."),
+            ErrorKind::StreamTruncated => Some("The connection dropped mid-answer; send again to retry."),
+            ErrorKind::BadRequest => Some("The provider rejected the request; check the model name and the inspector's request body."),
+            _ => None,
+        };
+        e.hint = hint.map(str::to_string);
+    }
+    e
+}
+
+/// Binds, gates and runs one tool call, recording its output.
+async fn execute(
+    session: &Session,
+    turn_id: &str,
+    call: &Item,
+    advertised: &[String],
+    cancel: &CancellationToken,
+) -> Result<(), Outcome> {
+    let Some(call_id) = call.call_id().map(str::to_string) else {
+        return Ok(());
+    };
+    if cancel.is_cancelled() {
+        return Err(Outcome::Interrupted);
+    }
+    let harness = session.inner.route.harness.clone();
+    let engine = session.inner.engine.clone();
+    let opts = &session.inner.opts;
+    let record_output = |output: ToolOutput| -> Result<(), Outcome> {
+        let output = harness.adapt_output(call, output);
+        let item = Item::ToolOutput(ToolOutputItem {
+            id: session.new_id("out"),
+            call_id: call_id.clone(),
+            output,
+        });
+        session
+            .record(Some(turn_id), item)
+            .map(|_| ())
+            .map_err(|e| Outcome::Failed(log_error(e)))
+    };
+
+    let bound = match harness.bind_call(call) {
+        Ok(b) => b,
+        Err(output) => return record_output(output),
+    };
+    let Some(handler) = engine.tool(&bound.tool) else {
+        let name = match call {
+            Item::FunctionCall(c) => c.name.clone(),
+            Item::CustomToolCall(c) => c.name.clone(),
+            _ => bound.tool.clone(),
+        };
+        return record_output(ToolOutput::error(format!(
+            "Unknown tool `{name}`. Available tools: {}.",
+            advertised.join(", ")
+        )));
+    };
+    let turn_for_sink = turn_id.to_string();
+    let call_for_sink = call_id.clone();
+    let events = session.clone();
+    let output_sink: OutputSink = Arc::new(move |chunk: &str| {
+        events.emit(EngineEvent::ToolOutputDelta {
+            turn_id: turn_for_sink.clone(),
+            call_id: call_for_sink.clone(),
+            chunk: chunk.to_string(),
+        });
+    });
+    let ctx = ToolContext {
+        workspace: opts.cwd.clone(),
+        call_id: call_id.clone(),
+        output: output_sink,
+        cancel: cancel.child_token(),
+        max_output_bytes: MAX_TOOL_OUTPUT_BYTES,
+        default_timeout_ms: DEFAULT_TOOL_TIMEOUT_MS,
+    };
+    let prepared = match handler.prepare(bound.input, &ctx) {
+        Ok(p) => p,
+        Err(output) => return record_output(output),
+    };
+
+    let verdict = {
+        let state = lock(&session.inner.state);
+        approval::assess(opts.approval, prepared.action(), &opts.cwd, &state.approved)
+    };
+    if let Verdict::Ask {
+        action,
+        reason,
+        risk,
+        session_key,
+    } = verdict
+    {
+        let approval_id = session.new_id("approval");
+        let (tx, rx) = tokio::sync::oneshot::channel();
+        lock(&session.inner.state)
+            .approvals
+            .insert(approval_id.clone(), tx);
+        let tool = match call {
+            Item::FunctionCall(c) => c.name.clone(),
+            Item::CustomToolCall(c) => c.name.clone(),
+            _ => bound.tool.clone(),
+        };
+        session.emit(EngineEvent::ApprovalRequested {
+            turn_id: turn_id.to_string(),
+            request: ApprovalRequest {
+                id: approval_id.clone(),
+                call_id: call_id.clone(),
+                tool,
+                action,
+                reason,
+                risk,
+            },
+        });
+        let decision = tokio::select! {
+            biased;
+            () = cancel.cancelled() => {
+                lock(&session.inner.state).approvals.remove(&approval_id);
+                return Err(Outcome::Interrupted);
+            }
+            d = rx => d.unwrap_or(ApprovalDecision::AbortTurn),
+        };
+        session.emit(EngineEvent::ApprovalResolved {
+            turn_id: turn_id.to_string(),
+            approval_id,
+            decision: decision.clone(),
+        });
+        match decision {
+            ApprovalDecision::ApproveOnce => {}
+            ApprovalDecision::ApproveForSession => {
+                lock(&session.inner.state).approved.insert(session_key);
+            }
+            ApprovalDecision::Deny { reason } => {
+                let reason = reason.trim();
+                let text = if reason.is_empty() {
+                    "The user denied this call. Do not retry it as is; choose another way or ask the user.".to_string()
+                } else {
+                    format!("The user denied this call: {reason}")
+                };
+                return record_output(ToolOutput::denied(text));
+            }
+            ApprovalDecision::AbortTurn => {
+                record_output(ToolOutput::denied(
+                    "The user stopped the turn instead of running this call.",
+                ))?;
+                return Err(Outcome::ApprovalAborted);
+            }
+        }
+    }
+
+    session.emit(EngineEvent::ToolStarted {
+        turn_id: turn_id.to_string(),
+        call_id: call_id.clone(),
+        tool: bound.tool.clone(),
+    });
+    let span = tracing::info_span!("tool_call", tool = %bound.tool, call_id = %call_id);
+    let started = Instant::now();
+    let mut output = prepared.run(ctx).instrument(span).await;
+    if output.duration_ms.is_none() {
+        output.duration_ms = Some(u32::try_from(started.elapsed().as_millis()).unwrap_or(u32::MAX));
+    }
+    record_output(output)?;
+    if cancel.is_cancelled() {
+        return Err(Outcome::Interrupted);
+    }
+    Ok(())
+}
