@@ -1,0 +1,686 @@
+//! Tauri commands (see `docs/ipc.md`). Each one translates between the webview's types and
+//! the engine; none holds agent logic. Blocking work (keychain over D-Bus, file scans) runs on
+//! the blocking pool so the async runtime keeps streaming events.
+
+use std::fmt;
+use std::path::PathBuf;
+
+use serde::{Deserialize, Serialize};
+use tack_engine::config::ProviderConfig;
+use tack_engine::export;
+use tack_engine::log::{ExchangeLog, LoadedSession, LogRecord, SessionLog};
+use tack_engine::resolve::{SessionRequest, resolve};
+use tack_engine::secrets::{ApiKey, KeySource, resolve_key};
+use tack_engine::session::{Session, exchanges_path, log_path};
+use tack_protocol::{
+    ApprovalDecision, ApprovalPolicy, Exchange, ExchangeSummary, Item, SessionSettings, Wire,
+};
+use tauri::State;
+
+use crate::state::{AppState, lock};
+
+/// An error shown to the user: what happened and what to do about it.
+#[derive(Debug, Clone, Serialize, Deserialize, specta::Type)]
+pub struct AppError {
+    /// What happened.
+    pub message: String,
+    /// What to do next, when there is something to do.
+    pub hint: Option<String>,
+}
+
+impl AppError {
+    /// An error with an optional hint.
+    pub fn new(message: impl Into<String>, hint: Option<&str>) -> AppError {
+        AppError {
+            message: message.into(),
+            hint: hint.map(str::to_string),
+        }
+    }
+
+    /// An error from anything displayable.
+    pub fn from_display(e: impl fmt::Display) -> AppError {
+        AppError::new(e.to_string(), None)
+    }
+}
+
+impl fmt::Display for AppError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for AppError {}
+
+type CmdResult<T> = Result<T, AppError>;
+
+async fn blocking<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) -> CmdResult<T> {
+    tauri::async_runtime::spawn_blocking(f)
+        .await
+        .map_err(|e| AppError::new(format!("internal task failed: {e}"), None))
+}
+
+/// App facts for the settings view.
+#[derive(Debug, Clone, Serialize, Deserialize, specta::Type)]
+#[serde(rename_all = "camelCase")]
+pub struct AppInfo {
+    /// Tack version.
+    pub version: String,
+    /// Config file path.
+    pub config_path: String,
+    /// Data folder (session logs).
+    pub data_dir: String,
+    /// Keychain availability.
+    pub keychain: KeychainStatusView,
+}
+
+/// Whether the OS keychain works.
+#[derive(Debug, Clone, Serialize, Deserialize, specta::Type)]
+#[serde(rename_all = "camelCase")]
+pub struct KeychainStatusView {
+    /// Usable.
+    pub available: bool,
+    /// Why not.
+    pub message: Option<String>,
+}
+
+/// App facts.
+#[tauri::command]
+#[specta::specta]
+pub async fn app_info(state: State<'_, AppState>) -> CmdResult<AppInfo> {
+    let secrets = state.secrets.clone();
+    let status = blocking(move || secrets.status()).await?;
+    Ok(AppInfo {
+        version: env!("CARGO_PKG_VERSION").to_string(),
+        config_path: state.paths.config_file().display().to_string(),
+        data_dir: state.paths.data_dir.display().to_string(),
+        keychain: KeychainStatusView {
+            available: status.available,
+            message: status.message,
+        },
+    })
+}
+
+/// A provider as the settings view shows it. Never contains the key.
+#[derive(Debug, Clone, Serialize, Deserialize, specta::Type)]
+#[serde(rename_all = "camelCase")]
+pub struct ProviderView {
+    /// Id.
+    pub id: String,
+    /// Name.
+    pub name: String,
+    /// Base URL.
+    pub base_url: String,
+    /// Wire.
+    pub wire: Wire,
+    /// Default model.
+    pub model: String,
+    /// Harness id, or null for auto.
+    pub harness: Option<String>,
+    /// Env var for the key.
+    pub env_key: Option<String>,
+    /// Key status.
+    pub key: KeyState,
+    /// Built into Tack (can be edited, not deleted).
+    pub builtin: bool,
+}
+
+/// Whether a key is set, and where; the value itself never crosses to the webview.
+#[derive(Debug, Clone, Serialize, Deserialize, specta::Type)]
+#[serde(rename_all = "camelCase")]
+pub struct KeyState {
+    /// A key is available.
+    pub set: bool,
+    /// Its last four characters.
+    pub last4: Option<String>,
+    /// `keychain`, `env` or `none`.
+    pub source: String,
+}
+
+fn key_state(secrets: &dyn tack_engine::secrets::SecretStore, p: &ProviderConfig) -> KeyState {
+    let (key, source) = resolve_key(secrets, &p.id, p.env_key.as_deref());
+    KeyState {
+        set: key.is_some(),
+        last4: key.map(|k| k.last4()),
+        source: match source {
+            KeySource::Keychain => "keychain",
+            KeySource::Env => "env",
+            KeySource::None => "none",
+        }
+        .to_string(),
+    }
+}
+
+fn provider_view(secrets: &dyn tack_engine::secrets::SecretStore, p: &ProviderConfig) -> ProviderView {
+    ProviderView {
+        id: p.id.clone(),
+        name: p.name.clone(),
+        base_url: p.base_url.clone(),
+        wire: p.wire,
+        model: p.model.clone(),
+        harness: p.explicit_harness().map(str::to_string),
+        env_key: p.env_key.clone(),
+        key: key_state(secrets, p),
+        builtin: p.builtin,
+    }
+}
+
+/// All providers with their key status.
+#[tauri::command]
+#[specta::specta]
+pub async fn list_providers(state: State<'_, AppState>) -> CmdResult<Vec<ProviderView>> {
+    let providers = lock(&state.config).providers();
+    let secrets = state.secrets.clone();
+    blocking(move || providers.iter().map(|p| provider_view(secrets.as_ref(), p)).collect()).await
+}
+
+/// A provider to add or update.
+#[derive(Debug, Clone, Serialize, Deserialize, specta::Type)]
+#[serde(rename_all = "camelCase")]
+pub struct ProviderInput {
+    /// Id (letters, digits, `-`, `_`).
+    pub id: String,
+    /// Name.
+    pub name: String,
+    /// Base URL.
+    pub base_url: String,
+    /// Wire.
+    pub wire: Wire,
+    /// Default model.
+    pub model: String,
+    /// Harness id, or null for auto.
+    pub harness: Option<String>,
+    /// Env var for the key.
+    pub env_key: Option<String>,
+}
+
+/// Adds or updates a provider in the config file.
+#[tauri::command]
+#[specta::specta]
+pub async fn save_provider(state: State<'_, AppState>, input: ProviderInput) -> CmdResult<ProviderView> {
+    let id = input.id.trim().to_string();
+    if id.is_empty() || !id.chars().all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_') {
+        return Err(AppError::new("the provider id must be letters, digits, `-` or `_`", None));
+    }
+    let base_url = input.base_url.trim().trim_end_matches('/').to_string();
+    if !(base_url.starts_with("http://") || base_url.starts_with("https://")) {
+        return Err(AppError::new(
+            "the base URL must start with http:// or https://",
+            Some("For example https://api.deepseek.com or http://127.0.0.1:8082/v1"),
+        ));
+    }
+    if input.model.trim().is_empty() {
+        return Err(AppError::new("a default model is required", None));
+    }
+    let harness = input.harness.filter(|h| !h.is_empty() && h != "auto");
+    if let Some(h) = &harness {
+        state
+            .engine
+            .registry
+            .route(input.wire, h)
+            .map_err(AppError::from_display)?;
+    }
+    let provider = ProviderConfig {
+        id: id.clone(),
+        name: if input.name.trim().is_empty() { id.clone() } else { input.name.trim().to_string() },
+        base_url,
+        wire: input.wire,
+        env_key: input.env_key.filter(|e| !e.trim().is_empty()),
+        model: input.model.trim().to_string(),
+        harness,
+        emulate_identity: false,
+        builtin: false,
+    };
+    {
+        let mut config = lock(&state.config);
+        match config.providers.iter_mut().find(|p| p.id == id) {
+            Some(slot) => *slot = provider.clone(),
+            None => config.providers.push(provider.clone()),
+        }
+        config.save(&state.paths.config_file()).map_err(AppError::from_display)?;
+    }
+    let secrets = state.secrets.clone();
+    blocking(move || provider_view(secrets.as_ref(), &provider)).await
+}
+
+/// Removes a user-defined provider (a built-in edited by the user reverts to the built-in).
+#[tauri::command]
+#[specta::specta]
+pub async fn delete_provider(state: State<'_, AppState>, id: String) -> CmdResult<()> {
+    let mut config = lock(&state.config);
+    let before = config.providers.len();
+    config.providers.retain(|p| p.id != id);
+    if config.providers.len() == before {
+        return Err(AppError::new(
+            format!("`{id}` is a built-in provider and cannot be deleted"),
+            Some("Edit it instead, or leave it unused."),
+        ));
+    }
+    config.save(&state.paths.config_file()).map_err(AppError::from_display)
+}
+
+fn find_provider(state: &AppState, id: &str) -> CmdResult<ProviderConfig> {
+    lock(&state.config)
+        .providers()
+        .into_iter()
+        .find(|p| p.id == id)
+        .ok_or_else(|| AppError::new(format!("unknown provider `{id}`"), None))
+}
+
+/// Stores a provider key in the OS keychain. The key is never sent back.
+#[tauri::command]
+#[specta::specta]
+pub async fn set_provider_key(state: State<'_, AppState>, id: String, key: String) -> CmdResult<KeyState> {
+    let provider = find_provider(&state, &id)?;
+    let key = ApiKey::new(key);
+    if key.expose().is_empty() {
+        return Err(AppError::new("the key is empty", None));
+    }
+    let secrets = state.secrets.clone();
+    blocking(move || {
+        secrets.set(&provider.id, &key).map_err(|e| {
+            let hint = provider
+                .env_key
+                .as_ref()
+                .map(|v| format!("Set the environment variable {v} before starting Tack instead."));
+            AppError {
+                message: e.to_string(),
+                hint,
+            }
+        })?;
+        Ok(key_state(secrets.as_ref(), &provider))
+    })
+    .await?
+}
+
+/// Removes a provider key from the keychain.
+#[tauri::command]
+#[specta::specta]
+pub async fn clear_provider_key(state: State<'_, AppState>, id: String) -> CmdResult<KeyState> {
+    let provider = find_provider(&state, &id)?;
+    let secrets = state.secrets.clone();
+    blocking(move || {
+        secrets.delete(&provider.id).map_err(AppError::from_display)?;
+        Ok(key_state(secrets.as_ref(), &provider))
+    })
+    .await?
+}
+
+/// A harness as menus show it.
+#[derive(Debug, Clone, Serialize, Deserialize, specta::Type)]
+#[serde(rename_all = "camelCase")]
+pub struct HarnessInfo {
+    /// Id.
+    pub id: String,
+    /// Supported wires.
+    pub wires: Vec<Wire>,
+    /// One line.
+    pub description: String,
+}
+
+/// All harnesses.
+#[tauri::command]
+#[specta::specta]
+pub async fn list_harnesses(state: State<'_, AppState>) -> CmdResult<Vec<HarnessInfo>> {
+    Ok(state
+        .engine
+        .registry
+        .list()
+        .into_iter()
+        .map(|h| HarnessInfo {
+            id: h.id.to_string(),
+            wires: h.wires,
+            description: h.description.to_string(),
+        })
+        .collect())
+}
+
+/// Asks for a workspace folder with the native dialog.
+#[tauri::command]
+#[specta::specta]
+pub async fn pick_workspace(state: State<'_, AppState>) -> CmdResult<Option<String>> {
+    let Some(dialogs) = lock(&state.dialogs).clone() else {
+        return Err(AppError::new("no dialog support in this window", None));
+    };
+    let picked = blocking(move || dialogs.pick_folder()).await?;
+    Ok(picked.map(|p| p.display().to_string()))
+}
+
+/// Most files listed by [`workspace_files`].
+pub const WORKSPACE_FILES_LIMIT: usize = 5000;
+
+/// Files of a workspace (gitignore respected), and start watching it for changes.
+#[tauri::command]
+#[specta::specta]
+pub async fn workspace_files(state: State<'_, AppState>, cwd: String) -> CmdResult<Vec<String>> {
+    let root = std::fs::canonicalize(&cwd)
+        .map_err(|e| AppError::new(format!("{cwd}: {e}"), Some("Pick an existing folder.")))?;
+    state.watch(&root);
+    blocking(move || {
+        ignore::WalkBuilder::new(&root)
+            .hidden(true)
+            .sort_by_file_path(|a, b| a.cmp(b))
+            .build()
+            .filter_map(Result::ok)
+            .filter(|e| e.file_type().is_some_and(|t| t.is_file()))
+            .take(WORKSPACE_FILES_LIMIT)
+            .filter_map(|e| {
+                e.path()
+                    .strip_prefix(&root)
+                    .ok()
+                    .map(|p| p.to_string_lossy().replace('\\', "/"))
+            })
+            .collect()
+    })
+    .await
+}
+
+/// What to start a session with.
+#[derive(Debug, Clone, Serialize, Deserialize, specta::Type)]
+#[serde(rename_all = "camelCase")]
+pub struct StartSessionInput {
+    /// Workspace folder.
+    pub cwd: String,
+    /// Provider id.
+    pub provider_id: String,
+    /// Model (null: the provider's default).
+    pub model: Option<String>,
+    /// Harness id (null or `auto`: inferred).
+    pub harness: Option<String>,
+    /// Approval policy.
+    pub approval: ApprovalPolicy,
+}
+
+/// A session as the main view shows it.
+#[derive(Debug, Clone, Serialize, Deserialize, specta::Type)]
+#[serde(rename_all = "camelCase")]
+pub struct SessionView {
+    /// Id.
+    pub id: String,
+    /// Title.
+    pub title: String,
+    /// Settings.
+    pub settings: SessionSettings,
+    /// History.
+    pub items: Vec<Item>,
+    /// Exchanges so far.
+    pub exchanges: Vec<ExchangeSummary>,
+    /// A turn is running.
+    pub running: bool,
+}
+
+fn session_view(session: &Session) -> SessionView {
+    let path = session.log_path();
+    let title = LoadedSession::read(&path)
+        .map(|l| l.display_title())
+        .unwrap_or_else(|_| "New session".into());
+    let exchanges = ExchangeLog::read_all(&exchanges_path(&path))
+        .map(|all| all.into_iter().map(|e| e.summary).collect())
+        .unwrap_or_default();
+    SessionView {
+        id: session.id().to_string(),
+        title,
+        settings: session.settings(),
+        items: session.history(),
+        exchanges,
+        running: session.is_running(),
+    }
+}
+
+/// Starts a session.
+#[tauri::command]
+#[specta::specta]
+pub async fn start_session(state: State<'_, AppState>, input: StartSessionInput) -> CmdResult<SessionView> {
+    let request = SessionRequest {
+        cwd: PathBuf::from(&input.cwd),
+        provider: Some(input.provider_id.clone()),
+        model: input.model.filter(|m| !m.is_empty()),
+        harness: input.harness,
+        wire: None,
+        approval: Some(input.approval),
+        api_key_env: None,
+        instructions: None,
+    };
+    open_session(&state, request, None).await
+}
+
+async fn open_session(state: &AppState, request: SessionRequest, resume: Option<PathBuf>) -> CmdResult<SessionView> {
+    let config = lock(&state.config).clone();
+    let engine = state.engine.clone();
+    let secrets = state.secrets.clone();
+    let resolved = blocking(move || resolve(&config, &engine.registry, secrets.as_ref(), &request))
+        .await?
+        .map_err(AppError::from_display)?;
+    let (session, events) = match &resume {
+        Some(path) => Session::resume(state.engine.clone(), path, resolved.options),
+        None => Session::create(state.engine.clone(), resolved.options),
+    }
+    .map_err(|e| {
+        let hint = match &e {
+            tack_engine::session::EngineError::Route(_) => Some("Change the harness or the provider's wire in Settings."),
+            tack_engine::session::EngineError::Workspace(_) => Some("Pick an existing folder."),
+            _ => None,
+        };
+        AppError::new(e.to_string(), hint)
+    })?;
+    let cwd = PathBuf::from(session.settings().cwd);
+    let view = session_view(&session);
+    state.adopt(session, events);
+    state.watch(&cwd);
+    Ok(view)
+}
+
+/// Opens a saved session (or returns the live one).
+#[tauri::command]
+#[specta::specta]
+pub async fn resume_session(state: State<'_, AppState>, session_id: String) -> CmdResult<SessionView> {
+    if let Ok(live) = state.session(&session_id) {
+        return Ok(session_view(&live));
+    }
+    let path = log_path(&state.paths.sessions_dir(), &session_id);
+    let loaded = LoadedSession::read(&path).map_err(AppError::from_display)?;
+    let s = loaded.settings;
+    let request = SessionRequest {
+        cwd: PathBuf::from(&s.cwd),
+        provider: Some(s.provider),
+        model: Some(s.model),
+        harness: Some(s.harness),
+        wire: Some(s.wire),
+        approval: Some(s.approval),
+        api_key_env: None,
+        instructions: None,
+    };
+    open_session(&state, request, Some(path)).await
+}
+
+/// Sends user input: starts a turn or steers the running one.
+#[tauri::command]
+#[specta::specta]
+pub async fn send_input(state: State<'_, AppState>, session_id: String, text: String) -> CmdResult<()> {
+    state
+        .session(&session_id)?
+        .submit(text)
+        .map(|_| ())
+        .map_err(AppError::from_display)
+}
+
+/// Interrupts the running turn.
+#[tauri::command]
+#[specta::specta]
+pub async fn interrupt(state: State<'_, AppState>, session_id: String) -> CmdResult<()> {
+    state.session(&session_id)?.interrupt();
+    Ok(())
+}
+
+/// Answers a pending approval.
+#[tauri::command]
+#[specta::specta]
+pub async fn decide_approval(
+    state: State<'_, AppState>,
+    session_id: String,
+    approval_id: String,
+    decision: ApprovalDecision,
+) -> CmdResult<()> {
+    state
+        .session(&session_id)?
+        .decide(&approval_id, decision)
+        .map_err(AppError::from_display)
+}
+
+/// A saved session in the sidebar.
+#[derive(Debug, Clone, Serialize, Deserialize, specta::Type)]
+#[serde(rename_all = "camelCase")]
+pub struct SessionSummary {
+    /// Id.
+    pub id: String,
+    /// Title.
+    pub title: String,
+    /// Workspace.
+    pub cwd: String,
+    /// RFC 3339.
+    pub created_at: String,
+    /// RFC 3339.
+    pub updated_at: String,
+    /// History items.
+    pub item_count: u32,
+}
+
+/// Saved sessions, newest first, optionally of one workspace.
+#[tauri::command]
+#[specta::specta]
+pub async fn list_sessions(state: State<'_, AppState>, cwd: Option<String>) -> CmdResult<Vec<SessionSummary>> {
+    let dir = state.paths.sessions_dir();
+    let filter = cwd.and_then(|c| std::fs::canonicalize(c).ok());
+    blocking(move || {
+        export::list_sessions(&dir, filter.as_deref())
+            .into_iter()
+            .map(|r| SessionSummary {
+                id: r.id,
+                title: r.title,
+                cwd: r.cwd,
+                created_at: r.created_at,
+                updated_at: r.updated_at,
+                item_count: r.item_count,
+            })
+            .collect()
+    })
+    .await
+}
+
+fn now() -> String {
+    chrono::Utc::now().to_rfc3339()
+}
+
+/// Renames a session (appends a `renamed` record to its log).
+#[tauri::command]
+#[specta::specta]
+pub async fn rename_session(state: State<'_, AppState>, session_id: String, title: String) -> CmdResult<()> {
+    let title = title.trim().to_string();
+    if title.is_empty() {
+        return Err(AppError::new("the title is empty", None));
+    }
+    let path = log_path(&state.paths.sessions_dir(), &session_id);
+    let record = LogRecord::Renamed { ts: now(), title };
+    match state.session(&session_id) {
+        Ok(live) => live.append(&record).map_err(AppError::from_display),
+        Err(_) => SessionLog::open(&path)
+            .and_then(|mut log| log.append(&record))
+            .map_err(AppError::from_display),
+    }
+}
+
+/// Deletes a session's files. A session with a running turn can't be deleted.
+#[tauri::command]
+#[specta::specta]
+pub async fn delete_session(state: State<'_, AppState>, session_id: String) -> CmdResult<()> {
+    if let Ok(live) = state.session(&session_id) {
+        if live.is_running() {
+            return Err(AppError::new("the session is running a turn", Some("Stop it first.")));
+        }
+        lock(&state.sessions).remove(&session_id);
+    }
+    let path = log_path(&state.paths.sessions_dir(), &session_id);
+    if !path.is_file() {
+        return Err(AppError::new(format!("no session `{session_id}`"), None));
+    }
+    for p in [path.clone(), exchanges_path(&path), path.with_extension("log")] {
+        match std::fs::remove_file(&p) {
+            Ok(()) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            Err(e) => return Err(AppError::new(format!("{}: {e}", p.display()), None)),
+        }
+    }
+    Ok(())
+}
+
+/// Export format.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, specta::Type)]
+#[serde(rename_all = "lowercase")]
+pub enum ExportFormat {
+    /// The session log as is.
+    Jsonl,
+    /// A readable transcript.
+    Markdown,
+}
+
+/// Exports a session to a file chosen in the native save dialog; returns its path.
+#[tauri::command]
+#[specta::specta]
+pub async fn export_session(
+    state: State<'_, AppState>,
+    session_id: String,
+    format: ExportFormat,
+) -> CmdResult<Option<String>> {
+    let path = log_path(&state.paths.sessions_dir(), &session_id);
+    let loaded = LoadedSession::read(&path).map_err(AppError::from_display)?;
+    let (name, bytes) = match format {
+        ExportFormat::Jsonl => (
+            format!("{session_id}.jsonl"),
+            std::fs::read(&path).map_err(|e| AppError::new(format!("{}: {e}", path.display()), None))?,
+        ),
+        ExportFormat::Markdown => (format!("{session_id}.md"), export::markdown(&loaded).into_bytes()),
+    };
+    let Some(dialogs) = lock(&state.dialogs).clone() else {
+        return Err(AppError::new("no dialog support in this window", None));
+    };
+    let Some(target) = blocking(move || dialogs.save_file(&name)).await? else {
+        return Ok(None);
+    };
+    std::fs::write(&target, bytes).map_err(|e| AppError::new(format!("{}: {e}", target.display()), None))?;
+    Ok(Some(target.display().to_string()))
+}
+
+fn read_exchanges(state: &AppState, session_id: &str) -> CmdResult<Vec<Exchange>> {
+    let path = exchanges_path(&log_path(&state.paths.sessions_dir(), session_id));
+    if !path.is_file() {
+        return Ok(Vec::new());
+    }
+    ExchangeLog::read_all(&path).map_err(AppError::from_display)
+}
+
+/// Summaries of every exchange of a session.
+#[tauri::command]
+#[specta::specta]
+pub async fn list_exchanges(state: State<'_, AppState>, session_id: String) -> CmdResult<Vec<ExchangeSummary>> {
+    Ok(read_exchanges(&state, &session_id)?.into_iter().map(|e| e.summary).collect())
+}
+
+fn find_exchange(state: &AppState, session_id: &str, exchange_id: &str) -> CmdResult<Exchange> {
+    read_exchanges(state, session_id)?
+        .into_iter()
+        .find(|e| e.summary.id == exchange_id)
+        .ok_or_else(|| AppError::new(format!("no exchange `{exchange_id}`"), None))
+}
+
+/// One exchange in full (headers already redacted when recorded).
+#[tauri::command]
+#[specta::specta]
+pub async fn get_exchange(state: State<'_, AppState>, session_id: String, exchange_id: String) -> CmdResult<Exchange> {
+    find_exchange(&state, &session_id, &exchange_id)
+}
+
+/// A `curl` command re-sending an exchange, with `$TACK_API_KEY` where the key goes.
+#[tauri::command]
+#[specta::specta]
+pub async fn exchange_curl(state: State<'_, AppState>, session_id: String, exchange_id: String) -> CmdResult<String> {
+    Ok(export::curl_command(&find_exchange(&state, &session_id, &exchange_id)?))
+}
