@@ -110,11 +110,20 @@ impl state::Dialogs for NativeDialogs {
     }
 }
 
+/// Warnings to stderr; each session's diagnostics to `<sessions>/<id>.log` (`TACK_LOG` sets
+/// the filter, default `info` for the session files).
 fn init_tracing() {
-    let filter = tracing_subscriber::EnvFilter::try_from_env("TACK_LOG")
-        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn"));
-    let _ = tracing_subscriber::fmt()
-        .with_env_filter(filter)
+    use tracing_subscriber::Layer;
+    use tracing_subscriber::layer::SubscriberExt;
+    use tracing_subscriber::util::SubscriberInitExt;
+    let sessions = tack_engine::config::Paths::from_env().sessions_dir();
+    let _ = std::fs::create_dir_all(&sessions);
+    let stderr = tracing_subscriber::fmt::layer()
         .with_writer(std::io::stderr)
-        .try_init();
+        .with_filter(tracing_subscriber::filter::LevelFilter::WARN);
+    let files = tack_engine::diagnostics::SessionLogLayer::new(sessions).with_filter(
+        tracing_subscriber::EnvFilter::try_from_env("TACK_LOG")
+            .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info")),
+    );
+    let _ = tracing_subscriber::registry().with(stderr).with(files).try_init();
 }

@@ -219,15 +219,13 @@ pub(crate) fn read_items(path: &Path) -> Result<Vec<Item>, String> {
 /// default `info`). Secrets never reach it: headers are redacted before they are logged and
 /// keys are only held in types that format as `[REDACTED]`.
 fn init_tracing(session_log: &Path) {
-    let path = session_log.with_extension("log");
-    let Ok(file) = std::fs::OpenOptions::new().create(true).append(true).open(&path) else {
-        return;
-    };
+    use tracing_subscriber::layer::SubscriberExt;
+    use tracing_subscriber::util::SubscriberInitExt;
+    let Some(dir) = session_log.parent() else { return };
     let filter = tracing_subscriber::EnvFilter::try_from_env("TACK_LOG")
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
-    let _ = tracing_subscriber::fmt()
-        .with_env_filter(filter)
-        .with_writer(std::sync::Mutex::new(file))
-        .with_ansi(false)
+    let _ = tracing_subscriber::registry()
+        .with(filter)
+        .with(tack_engine::diagnostics::SessionLogLayer::new(dir))
         .try_init();
 }

@@ -10,6 +10,7 @@
 pub mod command_safety;
 pub mod config;
 pub mod context;
+pub mod diagnostics;
 pub mod export;
 pub mod log;
 // pub mod resolve;
