@@ -23,6 +23,8 @@ export default defineConfig({
     // Shiki grammars are lazy chunks; the main bundle is what counts.
     chunkSizeWarningLimit: 900,
     sourcemap: false,
+    // Fonts must be files: the CSP has no font-src data: (Vite would inline small ones).
+    assetsInlineLimit: 0,
   },
   server: { host: "127.0.0.1", port: 5173, strictPort: true },
   preview: {

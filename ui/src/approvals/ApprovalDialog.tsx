@@ -5,6 +5,7 @@ import { Badge, type BadgeTone } from "../primitives/Badge";
 import { Button } from "../primitives/Button";
 import { Modal } from "../primitives/Modal";
 import { decideApproval } from "../session/actions";
+import { InlineCode } from "../text/InlineCode";
 import type { PendingApproval } from "../session/timeline";
 import "./approvals.css";
 
@@ -96,7 +97,7 @@ export function ApprovalDialog({ pending, queued, onDecide = decideApproval }: A
       </header>
       <div className="approval-body scroll-thin">
         <p id={descriptionId} className="approval-reason">
-          <span className="approval-tool mono">{request.tool}</span> — {request.reason}
+          <span className="approval-tool mono">{request.tool}</span> — <InlineCode text={request.reason} />
         </p>
         {action.type === "exec" ? (
           <>

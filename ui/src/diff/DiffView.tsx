@@ -88,6 +88,21 @@ function DiffFileView({
       </header>
       <div className="diff-scroll scroll-thin" style={{ maxHeight }}>
         <table className={`diff-table diff-${layout}`} data-layout={layout}>
+          {layout === "split" ? (
+            <colgroup>
+              <col className="diff-col-no" />
+              <col />
+              <col className="diff-col-no" />
+              <col />
+            </colgroup>
+          ) : (
+            <colgroup>
+              <col className="diff-col-no" />
+              <col className="diff-col-no" />
+              <col className="diff-col-sign" />
+              <col />
+            </colgroup>
+          )}
           {file.hunks.map((hunk, i) => (
             <HunkView key={i} hunk={hunk} grammar={grammar} layout={layout} />
           ))}
@@ -100,11 +115,10 @@ function DiffFileView({
 const HunkView = memo(function HunkView({ hunk, grammar, layout }: { hunk: DiffHunk; grammar: string | null; layout: DiffLayout }) {
   const oldTokens = useHighlight(hunk.oldText, grammar);
   const newTokens = useHighlight(hunk.newText, grammar);
-  const span = layout === "split" ? 4 : 4;
   return (
     <tbody>
       <tr className="diff-hunk-header">
-        <td colSpan={span} className="mono">{hunk.header}</td>
+        <td colSpan={4} className="mono">{hunk.header}</td>
       </tr>
       {layout === "unified"
         ? hunk.lines.map((line, i) => (

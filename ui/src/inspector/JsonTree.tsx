@@ -48,7 +48,8 @@ export function JsonTree({ text, label }: JsonTreeProps) {
         <JsonView
           key={searching ? `q:${deferred}` : "all"}
           value={root}
-          collapsed={searching ? false : 2}
+          // A number expands nodes up to that depth (a boolean means the opposite of its name in 1.12).
+          collapsed={searching ? 64 : 2}
           displayDataTypes={false}
           enableClipboard={false}
           highlightUpdates={false}

@@ -32,7 +32,11 @@ export function Sidebar() {
       <button type="button" className="workspace-button" onClick={() => void pick()} title={cwd ?? undefined} aria-label={cwd ? `Workspace ${cwd}. Change folder` : "Choose a workspace folder"}>
         <FolderIcon />
         <span className="workspace-name">{cwd ? folderName(cwd) : "Choose a folder…"}</span>
-        {cwd && <span className="workspace-path mono">{cwd}</span>}
+        {cwd && (
+          <span className="workspace-path mono">
+            <bdi>{cwd}</bdi>
+          </span>
+        )}
       </button>
       <Button variant="secondary" size="sm" icon={<PlusIcon />} className="new-session" onClick={() => show("start")} shortcut="Ctrl+N">
         New session
