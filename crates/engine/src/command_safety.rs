@@ -1,1 +1,2108 @@
 //! Classifies shell command lines for the approval gate.
+//!
+//! A command line is parsed with the tree-sitter bash grammar (a real parser: quoting,
+//! `&&`/`||`/`;`/`|`/`&`/newlines, subshells, `$( … )`, backticks, process substitution,
+//! heredocs, `if`/`for`/`while`/`case`, functions), and every simple command in it becomes a
+//! [`CommandPart`]. Each part is judged on its own: the program, its arguments, and its
+//! redirections. The text of `bash -c '…'`, `eval '…'` and of a heredoc fed to a shell is
+//! parsed and judged the same way. A compound command is as dangerous as its most dangerous
+//! part.
+//!
+//! Why tree-sitter rather than a word splitter: a word splitter (`shell-words`, `shlex`)
+//! knows quoting but not the grammar, so it cannot tell `a && b` from `"a && b"` without a
+//! hand-written operator lexer on top, and that lexer is where classifiers go wrong
+//! (heredocs, nested substitutions, `case` patterns). The grammar gives the structure;
+//! `shell-words` then unquotes single words the grammar has delimited.
+//!
+//! The judgement is conservative: a part is [`CommandClass::ReadOnly`] only when the program
+//! is on a list of known read-only programs and none of its arguments turns it into a writer
+//! (`sort -o`, `find -delete`, `sed -i`, `git branch -D`, …). Anything unknown is
+//! [`CommandClass::Mutating`]. [`CommandClass::Dangerous`] is kept for destructive,
+//! privileged or system-wide effects, each with a reason that names the rule.
+
+use std::fmt;
+
+use tack_protocol::Risk;
+use tree_sitter::{Node, Parser};
+
+/// How far `bash -c`, `eval` and heredoc scripts are followed.
+const MAX_NESTING: usize = 8;
+
+/// The verdict on a command line or one of its parts, ordered from harmless to dangerous.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum CommandClass {
+    /// Only reads: a known read-only program with safe arguments and no writing redirection.
+    ReadOnly,
+    /// Changes files or state, or is not known to be read-only.
+    Mutating,
+    /// Destructive, privileged or system-wide (`rm -r`, `sudo`, `git push --force`, …).
+    Dangerous,
+}
+
+impl CommandClass {
+    /// The risk shown with an approval request.
+    pub fn risk(self) -> Risk {
+        match self {
+            CommandClass::ReadOnly => Risk::Low,
+            CommandClass::Mutating => Risk::Medium,
+            CommandClass::Dangerous => Risk::High,
+        }
+    }
+
+    /// `read-only`, `mutating` or `dangerous`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            CommandClass::ReadOnly => "read-only",
+            CommandClass::Mutating => "mutating",
+            CommandClass::Dangerous => "dangerous",
+        }
+    }
+}
+
+impl fmt::Display for CommandClass {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// One simple command (or redirection) of a command line, judged on its own.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CommandPart {
+    /// The source text of the part, as written.
+    pub text: String,
+    /// The program it runs after unwrapping `env`, `timeout`, `xargs`, … (`None` for a bare
+    /// redirection or a dynamic command name).
+    pub program: Option<String>,
+    /// Verdict for this part.
+    pub class: CommandClass,
+    /// Why, naming the rule (e.g. "`rm -r` deletes recursively").
+    pub reason: String,
+}
+
+/// The verdict on a whole command line.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CommandAssessment {
+    /// The class of the most dangerous part.
+    pub class: CommandClass,
+    /// The reason of the (first) most dangerous part.
+    pub reason: String,
+    /// Every part, in source order (nested scripts after their command).
+    pub parts: Vec<CommandPart>,
+}
+
+/// Classifies a command line as given to `bash -lc`.
+pub fn classify(command: &str) -> CommandAssessment {
+    let mut parts = Vec::new();
+    classify_script(command, 0, &mut parts);
+    summarize(parts)
+}
+
+fn summarize(parts: Vec<CommandPart>) -> CommandAssessment {
+    let worst = parts.iter().map(|p| p.class).max();
+    match worst {
+        None => CommandAssessment {
+            class: CommandClass::ReadOnly,
+            reason: "the command line is empty".to_string(),
+            parts,
+        },
+        Some(CommandClass::ReadOnly) => {
+            let mut programs: Vec<String> = Vec::new();
+            for p in parts.iter().filter_map(|p| p.program.clone()) {
+                if !programs.contains(&p) {
+                    programs.push(p);
+                }
+            }
+            let reason = if programs.is_empty() {
+                "no part of the command changes anything".to_string()
+            } else {
+                format!(
+                    "only known read-only commands: {}",
+                    programs
+                        .iter()
+                        .map(|p| format!("`{p}`"))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                )
+            };
+            CommandAssessment {
+                class: CommandClass::ReadOnly,
+                reason,
+                parts,
+            }
+        }
+        Some(class) => {
+            let reason = parts
+                .iter()
+                .find(|p| p.class == class)
+                .map(|p| p.reason.clone())
+                .unwrap_or_default();
+            CommandAssessment {
+                class,
+                reason,
+                parts,
+            }
+        }
+    }
+}
+
+/// Parses `script` and appends its parts.
+fn classify_script(script: &str, depth: usize, parts: &mut Vec<CommandPart>) {
+    if depth > MAX_NESTING {
+        parts.push(part(
+            script,
+            None,
+            CommandClass::Mutating,
+            "scripts nested too deeply to check",
+        ));
+        return;
+    }
+    let mut parser = Parser::new();
+    if parser
+        .set_language(&tree_sitter_bash::LANGUAGE.into())
+        .is_err()
+    {
+        parts.push(part(
+            script,
+            None,
+            CommandClass::Mutating,
+            "the shell grammar could not be loaded",
+        ));
+        return;
+    }
+    let Some(tree) = parser.parse(script, None) else {
+        parts.push(part(
+            script,
+            None,
+            CommandClass::Mutating,
+            "the command line could not be parsed",
+        ));
+        return;
+    };
+    let root = tree.root_node();
+    let walker = Walker { src: script, depth };
+    walker.visit(root, parts);
+    if root.has_error() {
+        if looks_like_fork_bomb(script) {
+            parts.push(part(
+                script,
+                None,
+                CommandClass::Dangerous,
+                "a fork bomb starts processes until the machine stops responding",
+            ));
+        }
+        if !parts.iter().any(|p| p.class >= CommandClass::Mutating) {
+            parts.push(part(
+                script,
+                None,
+                CommandClass::Mutating,
+                "the command line is not valid shell syntax, so it cannot be checked completely",
+            ));
+        }
+    }
+}
+
+fn part(
+    text: &str,
+    program: Option<&str>,
+    class: CommandClass,
+    reason: impl Into<String>,
+) -> CommandPart {
+    CommandPart {
+        text: text.trim().to_string(),
+        program: program.map(str::to_string),
+        class,
+        reason: reason.into(),
+    }
+}
+
+/// `:(){ :|:& };:` and its spacing variants, for input the grammar rejects.
+fn looks_like_fork_bomb(script: &str) -> bool {
+    let compact: String = script.chars().filter(|c| !c.is_whitespace()).collect();
+    compact.contains(":(){:|:&};:") || compact.contains(":(){:|:&}")
+}
+
+/// One word of a simple command.
+#[derive(Debug, Clone)]
+struct Word {
+    /// The unquoted value when `literal`, else the source text.
+    value: String,
+    /// No expansion or substitution: the value is known before the command runs.
+    literal: bool,
+    /// Contains a substitution that runs a network downloader (`$(curl …)`, `<(wget …)`).
+    downloads: bool,
+}
+
+/// What a command contributes to its pipeline, for rules that span stages.
+#[derive(Debug, Clone, Default)]
+struct Stage {
+    program: Option<String>,
+    /// A shell or interpreter reading its program from stdin.
+    runs_stdin: bool,
+    /// The literal text an `echo`/`printf` stage writes.
+    literal_output: Option<String>,
+}
+
+struct Walker<'s> {
+    src: &'s str,
+    depth: usize,
+}
+
+impl<'s> Walker<'s> {
+    fn text(&self, node: Node<'_>) -> &'s str {
+        node.utf8_text(self.src.as_bytes()).unwrap_or("")
+    }
+
+    /// Visits a node, appending parts; returns stage information for pipelines.
+    fn visit(&self, node: Node<'_>, parts: &mut Vec<CommandPart>) -> Stage {
+        match node.kind() {
+            "command" => self.command(node, parts),
+            "redirected_statement" => self.redirected(node, parts),
+            "pipeline" => {
+                self.pipeline(node, parts);
+                Stage::default()
+            }
+            "function_definition" => {
+                self.function(node, parts);
+                Stage::default()
+            }
+            "variable_assignment" => {
+                self.assignment(node, parts);
+                Stage::default()
+            }
+            "declaration_command" => {
+                let mut cursor = node.walk();
+                for child in node.named_children(&mut cursor) {
+                    if child.kind() == "variable_assignment" {
+                        self.assignment(child, parts);
+                    } else {
+                        self.substitutions(child, parts);
+                    }
+                }
+                Stage::default()
+            }
+            "comment" | "heredoc_body" | "heredoc_content" | "heredoc_start" | "heredoc_end" => {
+                Stage::default()
+            }
+            "file_redirect" => {
+                self.file_redirect(node, parts);
+                Stage::default()
+            }
+            _ => {
+                let mut cursor = node.walk();
+                for child in node.named_children(&mut cursor) {
+                    self.visit(child, parts);
+                }
+                Stage::default()
+            }
+        }
+    }
+
+    /// Visits every command substitution, process substitution and nested statement inside
+    /// a word-like node.
+    fn substitutions(&self, node: Node<'_>, parts: &mut Vec<CommandPart>) {
+        match node.kind() {
+            "command_substitution" | "process_substitution" => {
+                let mut cursor = node.walk();
+                for child in node.named_children(&mut cursor) {
+                    self.visit(child, parts);
+                }
+            }
+            _ => {
+                let mut cursor = node.walk();
+                for child in node.named_children(&mut cursor) {
+                    self.substitutions(child, parts);
+                }
+            }
+        }
+    }
+
+    fn word(&self, node: Node<'_>) -> Word {
+        let raw = self.text(node);
+        let literal = is_literal(node);
+        let value = if literal {
+            match node.kind() {
+                "raw_string" => raw.trim_matches('\'').to_string(),
+                "number" => raw.to_string(),
+                _ => shell_words::split(raw)
+                    .ok()
+                    .map(|w| w.join(" "))
+                    .unwrap_or_else(|| raw.to_string()),
+            }
+        } else {
+            raw.to_string()
+        };
+        Word {
+            value,
+            literal,
+            downloads: self.runs_downloader(node),
+        }
+    }
+
+    /// Whether a substitution inside `node` runs curl/wget.
+    fn runs_downloader(&self, node: Node<'_>) -> bool {
+        if node.kind() == "command_name" {
+            return is_downloader(program_name(self.text(node)));
+        }
+        let mut cursor = node.walk();
+        node.named_children(&mut cursor)
+            .any(|c| self.runs_downloader(c))
+    }
+
+    fn command(&self, node: Node<'_>, parts: &mut Vec<CommandPart>) -> Stage {
+        let text = self.text(node);
+        let mut words: Vec<Word> = Vec::new();
+        let mut assignments: Vec<(String, Node<'_>)> = Vec::new();
+        let mut redirects: Vec<Node<'_>> = Vec::new();
+        let mut cursor = node.walk();
+        for child in node.named_children(&mut cursor) {
+            match child.kind() {
+                "variable_assignment" => {
+                    let name = child
+                        .child_by_field_name("name")
+                        .map(|n| self.text(n).to_string())
+                        .unwrap_or_default();
+                    assignments.push((name, child));
+                }
+                "file_redirect" | "heredoc_redirect" | "herestring_redirect" => {
+                    redirects.push(child)
+                }
+                "command_name" => {
+                    let inner = child.named_child(0).unwrap_or(child);
+                    words.push(self.word(inner));
+                }
+                "subshell" => {
+                    self.visit(child, parts);
+                }
+                _ => words.push(self.word(child)),
+            }
+        }
+        let mut verdicts: Vec<(CommandClass, String)> = Vec::new();
+        for (name, _) in &assignments {
+            if let Some(reason) = risky_variable(name) {
+                verdicts.push((CommandClass::Mutating, reason));
+            }
+        }
+        let mut nested: Vec<CommandPart> = Vec::new();
+        let judged = if words.is_empty() {
+            Judged::read_only(None, "sets shell variables")
+        } else {
+            self.judge(&words, &mut nested)
+        };
+        verdicts.push((judged.class, judged.reason.clone()));
+        let (class, reason) = worst(verdicts);
+        parts.push(part(text, judged.program.as_deref(), class, reason));
+        parts.extend(nested);
+        for (_, assignment) in &assignments {
+            self.substitutions(*assignment, parts);
+        }
+        let mut cursor = node.walk();
+        for child in node.named_children(&mut cursor) {
+            if !matches!(
+                child.kind(),
+                "variable_assignment"
+                    | "file_redirect"
+                    | "heredoc_redirect"
+                    | "herestring_redirect"
+                    | "subshell"
+            ) {
+                self.substitutions(child, parts);
+            }
+        }
+        for redirect in redirects {
+            self.redirect(redirect, &judged.stage, parts);
+        }
+        judged.stage
+    }
+
+    fn redirected(&self, node: Node<'_>, parts: &mut Vec<CommandPart>) -> Stage {
+        let stage = match node.child_by_field_name("body") {
+            Some(body) => self.visit(body, parts),
+            None => Stage::default(),
+        };
+        let mut cursor = node.walk();
+        for child in node.named_children(&mut cursor) {
+            if matches!(
+                child.kind(),
+                "file_redirect" | "heredoc_redirect" | "herestring_redirect"
+            ) {
+                self.redirect(child, &stage, parts);
+            }
+        }
+        stage
+    }
+
+    fn redirect(&self, node: Node<'_>, stage: &Stage, parts: &mut Vec<CommandPart>) {
+        match node.kind() {
+            "file_redirect" => self.file_redirect(node, parts),
+            "heredoc_redirect" => {
+                let mut cursor = node.walk();
+                for child in node.named_children(&mut cursor) {
+                    match child.kind() {
+                        "heredoc_body" if stage.runs_stdin => {
+                            let body = self.text(child);
+                            self.nested_script(body, stage.program.as_deref(), node, parts);
+                        }
+                        "heredoc_body" => self.substitutions(child, parts),
+                        "file_redirect" => self.file_redirect(child, parts),
+                        "pipeline" | "command" | "list" => {
+                            self.visit(child, parts);
+                        }
+                        _ => {}
+                    }
+                }
+            }
+            "herestring_redirect" => {
+                let mut cursor = node.walk();
+                for child in node.named_children(&mut cursor) {
+                    let word = self.word(child);
+                    if stage.runs_stdin {
+                        if word.literal {
+                            self.nested_script(&word.value, stage.program.as_deref(), node, parts);
+                        } else {
+                            parts.push(part(
+                                self.text(node),
+                                stage.program.as_deref(),
+                                CommandClass::Mutating,
+                                "runs a script whose text is only known when it runs",
+                            ));
+                        }
+                    }
+                    self.substitutions(child, parts);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn nested_script(
+        &self,
+        script: &str,
+        program: Option<&str>,
+        node: Node<'_>,
+        parts: &mut Vec<CommandPart>,
+    ) {
+        if program.is_some_and(is_shell) {
+            classify_script(script, self.depth + 1, parts);
+        } else {
+            parts.push(part(
+                self.text(node),
+                program,
+                CommandClass::Mutating,
+                format!("runs a `{}` program from its input", program.unwrap_or("?")),
+            ));
+        }
+    }
+
+    fn file_redirect(&self, node: Node<'_>, parts: &mut Vec<CommandPart>) {
+        let text = self.text(node);
+        let mut operator = String::new();
+        let mut cursor = node.walk();
+        for child in node.children(&mut cursor) {
+            if !child.is_named() {
+                operator.push_str(self.text(child));
+            }
+        }
+        let Some(dest) = node.child_by_field_name("destination") else {
+            return;
+        };
+        self.substitutions(dest, parts);
+        let dest_word = self.word(dest);
+        let writes = match operator.as_str() {
+            "<" | "<<<" => false,
+            // `2>&1`, `>&2`, `<&0`, `>&-`: duplicating or closing descriptors.
+            ">&" | "<&" | "&>" | "&>>" | ">" | ">>" | ">|" | "<>" | "<&-" | ">&-" => {
+                !(matches!(operator.as_str(), ">&" | "<&" | "<&-" | ">&-")
+                    && (dest.kind() == "number"
+                        || dest_word.value == "-"
+                        || dest_word.value.chars().all(|c| c.is_ascii_digit())))
+            }
+            _ => true,
+        };
+        if !writes {
+            return;
+        }
+        if !dest_word.literal {
+            parts.push(part(
+                text,
+                None,
+                CommandClass::Mutating,
+                "redirects output to a file whose name is only known when it runs",
+            ));
+            return;
+        }
+        let target = dest_word.value.as_str();
+        if is_harmless_sink(target) {
+            return;
+        }
+        if let Some(reason) = dangerous_write_target(target) {
+            parts.push(part(text, None, CommandClass::Dangerous, reason));
+            return;
+        }
+        let verb = if operator.contains(">>") {
+            "appends to"
+        } else {
+            "writes"
+        };
+        parts.push(part(
+            text,
+            None,
+            CommandClass::Mutating,
+            format!("`{operator}` {verb} the file `{target}`"),
+        ));
+    }
+
+    fn pipeline(&self, node: Node<'_>, parts: &mut Vec<CommandPart>) {
+        let mut stages: Vec<Stage> = Vec::new();
+        // Index of each stage's own part, to settle it once the neighbours are known.
+        let mut own_part: Vec<usize> = Vec::new();
+        let mut cursor = node.walk();
+        for child in node.named_children(&mut cursor) {
+            own_part.push(parts.len());
+            stages.push(self.visit(child, parts));
+        }
+        for (i, stage) in stages.iter().enumerate() {
+            if !stage.runs_stdin {
+                continue;
+            }
+            let program = stage.program.as_deref().unwrap_or("?");
+            if stages[..i]
+                .iter()
+                .any(|s| s.program.as_deref().is_some_and(is_downloader))
+            {
+                parts.push(part(
+                    self.text(node),
+                    Some(program),
+                    CommandClass::Dangerous,
+                    format!(
+                        "pipes a download from the network into `{program}`, which runs it unseen"
+                    ),
+                ));
+            } else if let Some(text) = i
+                .checked_sub(1)
+                .and_then(|p| stages[p].literal_output.clone())
+            {
+                if is_shell(program)
+                    && let Some(own) = parts.get_mut(own_part[i])
+                    && own.program.as_deref() == Some(program)
+                {
+                    // The script is known: its own parts decide.
+                    own.class = CommandClass::ReadOnly;
+                    own.reason =
+                        format!("`{program}` runs a literal script (its parts are judged)");
+                }
+                self.nested_script(&text, Some(program), node, parts);
+            }
+        }
+    }
+
+    fn function(&self, node: Node<'_>, parts: &mut Vec<CommandPart>) {
+        let name = node
+            .child_by_field_name("name")
+            .map(|n| self.text(n))
+            .unwrap_or("");
+        if let Some(body) = node.child_by_field_name("body") {
+            let mut inner = Vec::new();
+            self.visit(body, &mut inner);
+            if !name.is_empty() && inner.iter().any(|p| p.program.as_deref() == Some(name)) {
+                parts.push(part(
+                    self.text(node),
+                    Some(name),
+                    CommandClass::Dangerous,
+                    format!("the function `{name}` calls itself: a fork bomb pattern that starts processes until the machine stops responding"),
+                ));
+            } else {
+                parts.push(part(
+                    self.text(node),
+                    None,
+                    CommandClass::Mutating,
+                    format!(
+                        "defines the shell function `{name}`, which can stand in for any command"
+                    ),
+                ));
+            }
+            parts.extend(inner);
+        }
+    }
+
+    fn assignment(&self, node: Node<'_>, parts: &mut Vec<CommandPart>) {
+        let name = node
+            .child_by_field_name("name")
+            .map(|n| self.text(n))
+            .unwrap_or("");
+        if let Some(reason) = risky_variable(name) {
+            parts.push(part(self.text(node), None, CommandClass::Mutating, reason));
+        }
+        self.substitutions(node, parts);
+    }
+
+    /// Judges a simple command given its words (program first).
+    fn judge(&self, words: &[Word], nested: &mut Vec<CommandPart>) -> Judged {
+        let first = &words[0];
+        if !first.literal {
+            return Judged::new(
+                None,
+                CommandClass::Mutating,
+                "the program name is only known when it runs",
+            );
+        }
+        let raw_program = first.value.as_str();
+        let program = program_name(raw_program);
+        let args = &words[1..];
+        // `./ls` or `bin/cat` is a local program that merely shares a name.
+        if raw_program.contains('/') && !is_system_bin(raw_program) {
+            return Judged::new(
+                Some(raw_program),
+                CommandClass::Mutating,
+                format!("runs the program `{raw_program}`"),
+            );
+        }
+        let values: Vec<&str> = args.iter().map(|w| w.value.as_str()).collect();
+        let p = Some(program);
+        use CommandClass::{Dangerous, Mutating, ReadOnly};
+
+        // Privilege and wrappers first: they decide what the rest means.
+        match program {
+            "sudo" | "doas" | "pkexec" | "su" | "run0" => {
+                let inner = skip_options(
+                    args,
+                    &["-u", "-g", "-C", "-D", "-h", "-p", "-r", "-t", "-U", "-c"],
+                );
+                if program != "su" && !inner.is_empty() {
+                    let inner_judged = self.judge(inner, nested);
+                    nested.push(part(
+                        &join_words(inner),
+                        inner_judged.program.as_deref(),
+                        inner_judged.class,
+                        inner_judged.reason,
+                    ));
+                }
+                return Judged::new(
+                    p,
+                    Dangerous,
+                    format!("`{program}` runs a command with elevated privileges"),
+                );
+            }
+            "env" => {
+                let mut rest = args;
+                while let Some((w, tail)) = rest.split_first() {
+                    let v = w.value.as_str();
+                    if v == "-u" || v == "--unset" || v == "-C" || v == "--chdir" || v == "-S" {
+                        rest = tail.get(1..).unwrap_or(&[]);
+                    } else if v.starts_with('-') || (v.contains('=') && !v.starts_with('=')) {
+                        if let Some((name, _)) = v.split_once('=')
+                            && let Some(reason) = risky_variable(name)
+                        {
+                            nested.push(part(v, None, Mutating, reason));
+                        }
+                        rest = tail;
+                    } else {
+                        break;
+                    }
+                }
+                return if rest.is_empty() {
+                    Judged::read_only(p, "`env` prints the environment")
+                } else {
+                    self.judge(rest, nested)
+                };
+            }
+            "nice" | "ionice" | "stdbuf" | "chrt" | "taskset" | "time" | "command" | "builtin"
+            | "exec" | "nohup" | "setsid" | "watch" | "timeout" => {
+                if program == "command" && values.first().is_some_and(|v| *v == "-v" || *v == "-V")
+                {
+                    return Judged::read_only(p, "`command -v` looks a program up");
+                }
+                let inner = wrapped_command(program, args);
+                if inner.is_empty() {
+                    return Judged::new(p, Mutating, format!("`{program}` without a command"));
+                }
+                let mut judged = self.judge(inner, nested);
+                if program == "nohup" && judged.class == ReadOnly {
+                    judged.class = Mutating;
+                    judged.reason = "`nohup` writes `nohup.out`".to_string();
+                }
+                return judged;
+            }
+            "xargs" => {
+                let inner = xargs_command(args);
+                return if inner.is_empty() {
+                    Judged::read_only(p, "`xargs` without a command echoes its input")
+                } else {
+                    self.judge(inner, nested)
+                };
+            }
+            _ => {}
+        }
+
+        if is_shell(program) {
+            return self.judge_shell(program, args, nested);
+        }
+        if program == "eval" {
+            if args.iter().all(|w| w.literal) {
+                let script = values.join(" ");
+                classify_script(&script, self.depth + 1, nested);
+                return Judged::new(
+                    p,
+                    ReadOnly,
+                    "`eval` of a literal script (its parts are judged)",
+                );
+            }
+            return if args.iter().any(|w| w.downloads) {
+                Judged::new(p, Dangerous, "`eval` runs text downloaded from the network")
+            } else {
+                Judged::new(
+                    p,
+                    Mutating,
+                    "`eval` runs text that is only known when it runs",
+                )
+            };
+        }
+        if program == "source" || program == "." {
+            return if args.iter().any(|w| w.downloads) {
+                Judged::new(
+                    p,
+                    Dangerous,
+                    format!("`{program}` runs a script downloaded from the network"),
+                )
+            } else {
+                Judged::new(
+                    p,
+                    Mutating,
+                    format!("`{program}` runs a script in the current shell"),
+                )
+            };
+        }
+        if let Some(judged) = version_or_help(program, &values) {
+            return judged;
+        }
+        if let Some(judged) = judge_dangerous(program, &values) {
+            return judged;
+        }
+        if let Some(mut judged) = self.judge_read_only(program, args, nested) {
+            if matches!(program, "echo" | "printf") && args.iter().all(|w| w.literal) {
+                judged.stage.literal_output = Some(printed_text(program, &values));
+            }
+            return judged;
+        }
+        if is_interpreter(program) {
+            let mut judged = Judged::new(p, Mutating, format!("`{program}` runs a program"));
+            if values.is_empty()
+                || values
+                    .iter()
+                    .all(|v| v.starts_with('-') && !matches!(*v, "-c" | "-e" | "-m" | "-r"))
+            {
+                judged.stage.runs_stdin = true;
+            }
+            return judged;
+        }
+        Judged::new(p, Mutating, mutating_reason(program))
+    }
+
+    fn judge_shell(&self, program: &str, args: &[Word], nested: &mut Vec<CommandPart>) -> Judged {
+        let p = Some(program);
+        let mut i = 0;
+        let mut script_at = None;
+        while i < args.len() {
+            let v = args[i].value.as_str();
+            if v == "--" {
+                i += 1;
+                break;
+            }
+            if v == "-o"
+                || v == "+o"
+                || v == "-O"
+                || v == "+O"
+                || v == "--rcfile"
+                || v == "--init-file"
+            {
+                i += 2;
+                continue;
+            }
+            if v.starts_with('-') && v.len() > 1 && !v.starts_with("--") {
+                if v.contains('c') {
+                    script_at = Some(i + 1);
+                    break;
+                }
+                i += 1;
+                continue;
+            }
+            if v.starts_with("--") {
+                i += 1;
+                continue;
+            }
+            break;
+        }
+        if let Some(at) = script_at {
+            return match args.get(at) {
+                Some(script) if script.literal => {
+                    classify_script(&script.value, self.depth + 1, nested);
+                    Judged::new(
+                        p,
+                        CommandClass::ReadOnly,
+                        format!("`{program} -c` of a literal script (its parts are judged)"),
+                    )
+                }
+                Some(script) if script.downloads => Judged::new(
+                    p,
+                    CommandClass::Dangerous,
+                    format!("`{program} -c` runs a script downloaded from the network"),
+                ),
+                Some(_) => Judged::new(
+                    p,
+                    CommandClass::Mutating,
+                    format!("`{program} -c` runs a script that is only known when it runs"),
+                ),
+                None => Judged::new(
+                    p,
+                    CommandClass::Mutating,
+                    format!("`{program} -c` without a script"),
+                ),
+            };
+        }
+        match args.get(i) {
+            Some(script) if script.downloads => Judged::new(
+                p,
+                CommandClass::Dangerous,
+                format!("`{program}` runs a script downloaded from the network"),
+            ),
+            Some(script) => Judged::new(
+                p,
+                CommandClass::Mutating,
+                format!("`{program}` runs the script `{}`", script.value),
+            ),
+            None => {
+                let mut judged = Judged::new(
+                    p,
+                    CommandClass::Mutating,
+                    format!("`{program}` runs commands from its input"),
+                );
+                judged.stage.runs_stdin = true;
+                judged
+            }
+        }
+    }
+
+    /// `Some` when `program` is a known read-only program; the verdict may still be
+    /// mutating because of an argument.
+    fn judge_read_only(
+        &self,
+        program: &str,
+        args: &[Word],
+        nested: &mut Vec<CommandPart>,
+    ) -> Option<Judged> {
+        use CommandClass::{Dangerous, Mutating};
+        let values: Vec<&str> = args.iter().map(|w| w.value.as_str()).collect();
+        let p = Some(program);
+        let ro = |reason: &str| Some(Judged::read_only(p, reason));
+        let writes = |reason: String| Some(Judged::new(p, Mutating, reason));
+        let has = |flags: &[&str]| {
+            values.iter().any(|v| {
+                flags
+                    .iter()
+                    .any(|f| v == f || (f.starts_with("--") && v.starts_with(&format!("{f}="))))
+            })
+        };
+        let positionals = || values.iter().filter(|v| !v.starts_with('-')).count();
+        match program {
+            "ls" | "dir" | "vdir" | "cat" | "head" | "tail" | "wc" | "pwd" | "stat" | "which"
+            | "whoami" | "uname" | "du" | "df" | "diff" | "cmp" | "basename" | "dirname"
+            | "realpath" | "readlink" | "true" | "false" | "test" | "[" | "nl" | "od"
+            | "hexdump" | "md5sum" | "sha1sum" | "sha224sum" | "sha256sum" | "sha384sum"
+            | "sha512sum" | "b2sum" | "cksum" | "shasum" | "cut" | "tr" | "column" | "paste"
+            | "join" | "comm" | "fold" | "fmt" | "expand" | "unexpand" | "rev" | "tac" | "seq"
+            | "sleep" | "type" | "id" | "groups" | "nproc" | "arch" | "printenv" | "less"
+            | "more" | "man" | "jq" | "ps" | "free" | "uptime" | "lsof" | "whereis" | "locate"
+            | "cd" | "pushd" | "popd" | "dirs" | "read" | "wait" | "jobs" | ":" | "tty"
+            | "locale" | "getconf" | "lscpu" | "lsblk" | "strings" | "zcat" | "bzcat" | "xzcat"
+            | "zgrep" | "egrep" | "fgrep" | "grep" | "ag" | "ack" | "echo" | "printf" | "tree"
+            | "file" | "date" | "hostname" | "sort" | "uniq" | "tee" | "xxd" | "yes" | "unset"
+            | "shift" | "set" | "shopt" | "rg" | "fd" | "fdfind" | "bat" | "batcat" | "exa"
+            | "eza" | "pgrep" | "w" | "who" | "last" => {}
+            "find" => return Some(self.judge_find(args, nested)),
+            "sed" => return Some(judge_sed(&values)),
+            "awk" | "gawk" | "mawk" | "nawk" => return Some(judge_awk(&values)),
+            "git" => return Some(judge_git(&values)),
+            _ => return None,
+        }
+        match program {
+            "sort"
+                if has(&["-o", "--output", "--compress-program"])
+                    || values.iter().any(|v| v.starts_with("-o") && v.len() > 2) =>
+            {
+                writes("`sort -o` writes its output to a file".to_string())
+            }
+            "uniq" if positionals() >= 2 => {
+                writes("`uniq` with two file names writes the second".to_string())
+            }
+            "xxd" if positionals() >= 2 => {
+                writes("`xxd` with two file names writes the second".to_string())
+            }
+            "tree" if has(&["-o"]) => writes("`tree -o` writes its output to a file".to_string()),
+            "date" if has(&["-s", "--set"]) => {
+                writes("`date -s` sets the system clock".to_string())
+            }
+            "hostname" if positionals() >= 1 || has(&["-F", "--file", "-b", "--boot"]) => {
+                writes("`hostname NAME` renames the machine".to_string())
+            }
+            "file" if has(&["-C", "--compile"]) => {
+                writes("`file -C` writes a magic file".to_string())
+            }
+            "rg" if has(&["--pre"]) => {
+                writes("`rg --pre` runs a program on every file".to_string())
+            }
+            "fd" | "fdfind" if has(&["-x", "--exec", "-X", "--exec-batch"]) => {
+                writes(format!("`{program} --exec` runs a command on every match"))
+            }
+            "tee" => {
+                let targets: Vec<&str> = values
+                    .iter()
+                    .filter(|v| !v.starts_with('-'))
+                    .copied()
+                    .filter(|v| !is_harmless_sink(v))
+                    .collect();
+                if targets.is_empty() {
+                    ro("`tee` without files only copies its input")
+                } else if let Some(reason) = targets.iter().find_map(|t| dangerous_write_target(t))
+                {
+                    Some(Judged::new(p, Dangerous, reason))
+                } else {
+                    writes(format!("`tee` writes `{}`", targets.join("`, `")))
+                }
+            }
+            _ => {
+                if args.iter().any(|w| w.downloads) {
+                    return Some(Judged::new(
+                        p,
+                        Mutating,
+                        format!("`{program}` takes an argument fetched from the network"),
+                    ));
+                }
+                ro(&format!("`{program}` only reads"))
+            }
+        }
+    }
+
+    fn judge_find(&self, args: &[Word], nested: &mut Vec<CommandPart>) -> Judged {
+        use CommandClass::{Dangerous, Mutating, ReadOnly};
+        let p = Some("find");
+        let mut verdicts = vec![(ReadOnly, "`find` only lists files".to_string())];
+        let mut i = 0;
+        while i < args.len() {
+            let v = args[i].value.as_str();
+            match v {
+                "-delete" => verdicts.push((
+                    Dangerous,
+                    "`find -delete` deletes every file it matches".to_string(),
+                )),
+                "-fprint" | "-fprint0" | "-fprintf" | "-fls" => {
+                    let target = args.get(i + 1).map(|w| w.value.as_str()).unwrap_or("?");
+                    verdicts.push((Mutating, format!("`find {v}` writes the file `{target}`")));
+                }
+                "-exec" | "-execdir" | "-ok" | "-okdir" => {
+                    let start = i + 1;
+                    let mut end = start;
+                    while end < args.len() && !matches!(args[end].value.as_str(), ";" | "+") {
+                        end += 1;
+                    }
+                    let inner = &args[start..end];
+                    if inner.is_empty() {
+                        verdicts.push((Mutating, format!("`find {v}` without a command")));
+                    } else {
+                        let judged = self.judge(inner, nested);
+                        nested.push(part(
+                            &join_words(inner),
+                            judged.program.as_deref(),
+                            judged.class,
+                            judged.reason.clone(),
+                        ));
+                        verdicts.push((
+                            judged.class,
+                            format!("`find {v}` runs `{}`: {}", inner[0].value, judged.reason),
+                        ));
+                    }
+                    i = end;
+                }
+                _ => {}
+            }
+            i += 1;
+        }
+        let (class, reason) = worst(verdicts);
+        Judged::new(p, class, reason)
+    }
+}
+
+/// The verdict on one simple command.
+struct Judged {
+    program: Option<String>,
+    class: CommandClass,
+    reason: String,
+    stage: Stage,
+}
+
+impl Judged {
+    fn new(program: Option<&str>, class: CommandClass, reason: impl Into<String>) -> Self {
+        Judged {
+            program: program.map(str::to_string),
+            class,
+            reason: reason.into(),
+            stage: Stage {
+                program: program.map(str::to_string),
+                runs_stdin: false,
+                literal_output: None,
+            },
+        }
+    }
+
+    fn read_only(program: Option<&str>, reason: &str) -> Self {
+        Judged::new(program, CommandClass::ReadOnly, reason)
+    }
+}
+
+/// The first of the most severe verdicts.
+fn worst(verdicts: Vec<(CommandClass, String)>) -> (CommandClass, String) {
+    let max = verdicts
+        .iter()
+        .map(|(c, _)| *c)
+        .max()
+        .unwrap_or(CommandClass::ReadOnly);
+    verdicts
+        .into_iter()
+        .find(|(c, _)| *c == max)
+        .unwrap_or((CommandClass::ReadOnly, String::new()))
+}
+
+/// Roughly what `echo`/`printf` with literal arguments write (to judge `echo … | sh`).
+fn printed_text(program: &str, values: &[&str]) -> String {
+    if program == "printf" {
+        values
+            .first()
+            .map(|f| f.replace("\\n", "\n"))
+            .unwrap_or_default()
+    } else {
+        values
+            .iter()
+            .skip_while(|v| matches!(**v, "-n" | "-e" | "-E" | "-ne" | "-en"))
+            .copied()
+            .collect::<Vec<_>>()
+            .join(" ")
+    }
+}
+
+fn is_literal(node: Node<'_>) -> bool {
+    match node.kind() {
+        "word" | "raw_string" | "number" | "string_content" => true,
+        "string" | "concatenation" => {
+            let mut cursor = node.walk();
+            node.named_children(&mut cursor).all(is_literal)
+        }
+        _ => false,
+    }
+}
+
+fn join_words(words: &[Word]) -> String {
+    words
+        .iter()
+        .map(|w| w.value.as_str())
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// `/usr/bin/rm` → `rm`.
+fn program_name(word: &str) -> &str {
+    word.rsplit('/').next().unwrap_or(word)
+}
+
+fn is_system_bin(path: &str) -> bool {
+    [
+        "/bin/",
+        "/usr/bin/",
+        "/usr/local/bin/",
+        "/sbin/",
+        "/usr/sbin/",
+        "/opt/homebrew/bin/",
+    ]
+    .iter()
+    .any(|dir| path.starts_with(dir) && !path[dir.len()..].contains('/'))
+}
+
+fn is_shell(program: &str) -> bool {
+    matches!(
+        program,
+        "bash" | "sh" | "zsh" | "dash" | "ksh" | "mksh" | "ash" | "fish" | "busybox"
+    )
+}
+
+fn is_interpreter(program: &str) -> bool {
+    matches!(
+        program,
+        "python"
+            | "python2"
+            | "python3"
+            | "node"
+            | "nodejs"
+            | "ruby"
+            | "perl"
+            | "php"
+            | "lua"
+            | "deno"
+            | "bun"
+            | "Rscript"
+            | "tclsh"
+            | "pwsh"
+            | "osascript"
+    ) || program.starts_with("python3.")
+}
+
+fn is_downloader(program: &str) -> bool {
+    matches!(
+        program,
+        "curl" | "wget" | "fetch" | "aria2c" | "http" | "https" | "xh"
+    )
+}
+
+/// Variables that change which programs or libraries later commands run.
+fn risky_variable(name: &str) -> Option<String> {
+    matches!(
+        name,
+        "PATH"
+            | "LD_PRELOAD"
+            | "LD_LIBRARY_PATH"
+            | "DYLD_INSERT_LIBRARIES"
+            | "DYLD_LIBRARY_PATH"
+            | "BASH_ENV"
+            | "ENV"
+            | "IFS"
+            | "PROMPT_COMMAND"
+            | "GIT_SSH_COMMAND"
+            | "GIT_EXTERNAL_DIFF"
+            | "PAGER"
+            | "GIT_PAGER"
+            | "EDITOR"
+            | "SHELLOPTS"
+            | "PYTHONSTARTUP"
+    )
+    .then(|| format!("setting `{name}` changes which programs later commands run"))
+}
+
+fn is_harmless_sink(target: &str) -> bool {
+    matches!(
+        target,
+        "/dev/null" | "/dev/stdout" | "/dev/stderr" | "/dev/tty"
+    ) || target
+        .strip_prefix("/dev/fd/")
+        .is_some_and(|n| n.chars().all(|c| c.is_ascii_digit()))
+}
+
+/// A reason when writing `target` would damage the system rather than a project.
+fn dangerous_write_target(target: &str) -> Option<String> {
+    const DISKS: [&str; 9] = [
+        "/dev/sd",
+        "/dev/hd",
+        "/dev/vd",
+        "/dev/xvd",
+        "/dev/nvme",
+        "/dev/mmcblk",
+        "/dev/disk",
+        "/dev/loop",
+        "/dev/md",
+    ];
+    if DISKS.iter().any(|d| target.starts_with(d))
+        || matches!(target, "/dev/mem" | "/dev/kmem" | "/dev/port")
+    {
+        return Some(format!(
+            "writes directly to the device `{target}`, destroying its data"
+        ));
+    }
+    const SYSTEM: [&str; 12] = [
+        "/etc", "/boot", "/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/sys",
+        "/proc", "/var/lib",
+    ];
+    SYSTEM
+        .iter()
+        .find(|dir| target == **dir || target.starts_with(&format!("{dir}/")))
+        .map(|dir| format!("writes under `{dir}`, which belongs to the system"))
+}
+
+fn mutating_reason(program: &str) -> String {
+    match program {
+        "rm" | "unlink" | "rmdir" => format!("`{program}` deletes files"),
+        "mv" => "`mv` moves or renames files".to_string(),
+        "cp" => "`cp` copies files".to_string(),
+        "touch" | "mkdir" | "ln" | "install" | "truncate" => {
+            format!("`{program}` creates or changes files")
+        }
+        "chmod" | "chown" | "chgrp" => format!("`{program}` changes file permissions or ownership"),
+        "curl" | "wget" => format!("`{program}` uses the network"),
+        "ssh" | "scp" | "sftp" | "rsync" => {
+            format!("`{program}` acts on another machine or copies files")
+        }
+        _ => format!("`{program}` is not a known read-only command"),
+    }
+}
+
+/// Option words of `sudo`-like wrappers that take a value.
+fn skip_options<'w>(args: &'w [Word], with_value: &[&str]) -> &'w [Word] {
+    let mut i = 0;
+    while i < args.len() {
+        let v = args[i].value.as_str();
+        if v == "--" {
+            return &args[i + 1..];
+        }
+        if !v.starts_with('-') {
+            break;
+        }
+        i += if with_value.contains(&v) { 2 } else { 1 };
+    }
+    args.get(i..).unwrap_or(&[])
+}
+
+/// The command a wrapper (`timeout 5 cmd`, `nice -n 5 cmd`, …) runs.
+fn wrapped_command<'w>(program: &str, args: &'w [Word]) -> &'w [Word] {
+    let with_value: &[&str] = match program {
+        "nice" => &["-n", "--adjustment"],
+        "ionice" => &["-c", "-n", "-p", "--class", "--classdata"],
+        "stdbuf" => &["-i", "-o", "-e"],
+        "timeout" => &["-s", "--signal", "-k", "--kill-after"],
+        "watch" => &["-n", "--interval", "-d"],
+        "taskset" | "chrt" => &["-p"],
+        _ => &[],
+    };
+    let rest = skip_options(args, with_value);
+    match program {
+        // `timeout DURATION cmd`, `taskset MASK cmd`, `chrt PRIO cmd`
+        "timeout" | "taskset" | "chrt" => rest.get(1..).unwrap_or(&[]),
+        _ => rest,
+    }
+}
+
+fn xargs_command(args: &[Word]) -> &[Word] {
+    const WITH_VALUE: [&str; 10] = [
+        "-n",
+        "-I",
+        "-P",
+        "-L",
+        "-d",
+        "-E",
+        "-s",
+        "-a",
+        "--max-args",
+        "--delimiter",
+    ];
+    let mut i = 0;
+    while i < args.len() {
+        let v = args[i].value.as_str();
+        if !v.starts_with('-') {
+            break;
+        }
+        i += if WITH_VALUE.contains(&v) { 2 } else { 1 };
+    }
+    args.get(i..).unwrap_or(&[])
+}
+
+/// `X --version`, `X --help`, `go version`, … for well-known tools.
+fn version_or_help(program: &str, values: &[&str]) -> Option<Judged> {
+    const TOOLS: &[&str] = &[
+        "curl",
+        "wget",
+        "ssh",
+        "rsync",
+        "jq",
+        "rg",
+        "cargo",
+        "rustc",
+        "rustup",
+        "rustfmt",
+        "node",
+        "npm",
+        "npx",
+        "pnpm",
+        "yarn",
+        "python",
+        "python3",
+        "pip",
+        "pip3",
+        "go",
+        "java",
+        "javac",
+        "gcc",
+        "g++",
+        "clang",
+        "make",
+        "cmake",
+        "docker",
+        "git",
+        "deno",
+        "bun",
+        "ruby",
+        "perl",
+        "php",
+        "tsc",
+        "kubectl",
+        "terraform",
+        "uv",
+        "poetry",
+        "bash",
+        "cc",
+        "clippy-driver",
+    ];
+    if !TOOLS.contains(&program) || values.len() != 1 {
+        return None;
+    }
+    let v = values[0];
+    let versiony = matches!(v, "--version" | "-V" | "version")
+        || (v == "-v"
+            && matches!(
+                program,
+                "node"
+                    | "npm"
+                    | "pnpm"
+                    | "yarn"
+                    | "bun"
+                    | "deno"
+                    | "gcc"
+                    | "g++"
+                    | "clang"
+                    | "make"
+            ));
+    let helpy = matches!(v, "--help" | "-h" | "help");
+    if versiony {
+        Some(Judged::read_only(Some(program), "prints the version"))
+    } else if helpy {
+        Some(Judged::read_only(Some(program), "prints help"))
+    } else {
+        None
+    }
+}
+
+/// Rules that make a command dangerous (or, for some tools, read-only subcommands).
+fn judge_dangerous(program: &str, values: &[&str]) -> Option<Judged> {
+    use CommandClass::{Dangerous, Mutating};
+    let p = Some(program);
+    let danger = |reason: String| Some(Judged::new(p, Dangerous, reason));
+    let opts_until_dashdash: Vec<&str> =
+        values.iter().take_while(|v| **v != "--").copied().collect();
+    let short_flag = |c: char| {
+        opts_until_dashdash
+            .iter()
+            .any(|v| v.starts_with('-') && !v.starts_with("--") && v[1..].contains(c))
+    };
+    let long_flag = |f: &str| {
+        opts_until_dashdash
+            .iter()
+            .any(|v| *v == f || v.starts_with(&format!("{f}=")))
+    };
+    let positional: Vec<&str> = values
+        .iter()
+        .filter(|v| !v.starts_with('-'))
+        .copied()
+        .collect();
+    match program {
+        "rm" => {
+            if short_flag('r') || short_flag('R') || long_flag("--recursive") {
+                return danger("`rm -r` deletes recursively".to_string());
+            }
+            if long_flag("--no-preserve-root") {
+                return danger("`rm --no-preserve-root` can delete the whole system".to_string());
+            }
+            if let Some(reason) = positional.iter().find_map(|t| dangerous_write_target(t)) {
+                return danger(format!("`rm` {reason}"));
+            }
+            None
+        }
+        "shred" => danger("`shred` overwrites files so they cannot be recovered".to_string()),
+        "dd" => danger("`dd` writes raw bytes to files or devices".to_string()),
+        "wipefs" => danger("`wipefs` erases filesystem signatures".to_string()),
+        "fdisk" | "sfdisk" | "cfdisk" | "gdisk" | "sgdisk" | "parted" => {
+            danger(format!("`{program}` changes disk partitions"))
+        }
+        "mkswap" | "mke2fs" => danger(format!("`{program}` formats a device")),
+        _ if program.starts_with("mkfs") => {
+            danger(format!("`{program}` formats a filesystem, erasing it"))
+        }
+        "chmod" | "chown" | "chgrp" => {
+            if short_flag('R') || long_flag("--recursive") {
+                return danger(format!(
+                    "`{program} -R` changes {} recursively",
+                    if program == "chmod" {
+                        "permissions"
+                    } else {
+                        "ownership"
+                    }
+                ));
+            }
+            positional
+                .iter()
+                .skip(1)
+                .find_map(|t| dangerous_write_target(t))
+                .map(|reason| Judged::new(p, Dangerous, format!("`{program}` {reason}")))
+        }
+        "mv" | "cp" | "ln" | "install" | "touch" | "mkdir" | "truncate" | "rsync" | "scp" => {
+            if program == "mv" && positional.last() == Some(&"/dev/null") {
+                return danger("`mv … /dev/null` destroys the file".to_string());
+            }
+            if program == "rsync"
+                && opts_until_dashdash
+                    .iter()
+                    .any(|v| v.starts_with("--delete") || *v == "--remove-source-files")
+            {
+                return danger("`rsync --delete` deletes files at the destination".to_string());
+            }
+            let targets: Vec<&str> = if matches!(program, "touch" | "mkdir" | "truncate") {
+                positional.clone()
+            } else {
+                positional.last().copied().into_iter().collect()
+            };
+            targets
+                .iter()
+                .find_map(|t| dangerous_write_target(t))
+                .map(|reason| Judged::new(p, Dangerous, format!("`{program}` {reason}")))
+        }
+        "kill" => {
+            let targets: Vec<&str> = values
+                .iter()
+                .skip_while(|v| v.starts_with('-') && **v != "-1" && **v != "--")
+                .copied()
+                .collect();
+            if targets.contains(&"-1") {
+                return danger("`kill -1` signals every process you may signal".to_string());
+            }
+            if targets.contains(&"1") {
+                return danger("`kill 1` signals init, which stops the system".to_string());
+            }
+            None
+        }
+        "shutdown" | "reboot" | "halt" | "poweroff" => {
+            danger(format!("`{program}` shuts the machine down or restarts it"))
+        }
+        "init" | "telinit" if positional.iter().any(|v| matches!(*v, "0" | "6")) => {
+            danger(format!("`{program}` shuts the machine down or restarts it"))
+        }
+        "systemctl" => match positional.first().copied() {
+            Some(
+                "status" | "show" | "cat" | "is-active" | "is-enabled" | "is-failed" | "list-units"
+                | "list-unit-files" | "list-timers",
+            )
+            | None => Some(Judged::read_only(p, "`systemctl` only shows status")),
+            Some(verb @ ("poweroff" | "reboot" | "halt" | "suspend" | "hibernate" | "kexec")) => {
+                danger(format!(
+                    "`systemctl {verb}` shuts the machine down or restarts it"
+                ))
+            }
+            Some(verb) => danger(format!("`systemctl {verb}` changes system services")),
+        },
+        "mount" | "umount" | "swapon" | "swapoff" | "modprobe" | "insmod" | "rmmod"
+        | "iptables" | "ip6tables" | "nft" | "ufw" | "useradd" | "userdel" | "usermod"
+        | "groupadd" | "groupdel" | "passwd" | "chpasswd" | "visudo" | "setenforce" | "chattr" => {
+            if program == "mount" && values.is_empty() {
+                return Some(Judged::read_only(
+                    p,
+                    "`mount` without arguments lists mounts",
+                ));
+            }
+            danger(format!("`{program}` changes system configuration"))
+        }
+        "sysctl" if values.iter().any(|v| *v == "-w" || v.contains('=')) => {
+            danger("`sysctl -w` changes kernel settings".to_string())
+        }
+        "sysctl" => Some(Judged::read_only(p, "`sysctl` only reads kernel settings")),
+        "crontab" => {
+            if short_flag('r') {
+                danger("`crontab -r` deletes every cron job".to_string())
+            } else if short_flag('l') {
+                Some(Judged::read_only(p, "`crontab -l` lists cron jobs"))
+            } else {
+                Some(Judged::new(p, Mutating, "`crontab` changes scheduled jobs"))
+            }
+        }
+        "curl" | "wget" | "http" | "xh" => {
+            let sends = values.iter().any(|v| {
+                matches!(
+                    *v,
+                    "-d" | "-F"
+                        | "-T"
+                        | "--form"
+                        | "--upload-file"
+                        | "--post-data"
+                        | "--post-file"
+                        | "--body-data"
+                        | "--body-file"
+                ) || v.starts_with("--data")
+                    || v.starts_with("--json")
+                    || v.starts_with("-d")
+            }) || method_writes(values);
+            if !sends {
+                return None;
+            }
+            let urls: Vec<&str> = values
+                .iter()
+                .filter(|v| v.contains("://") || v.starts_with("localhost"))
+                .copied()
+                .collect();
+            if !urls.is_empty() && urls.iter().all(|u| is_loopback_url(u)) {
+                return Some(Judged::new(
+                    p,
+                    Mutating,
+                    format!("`{program}` sends data to a local server"),
+                ));
+            }
+            danger(format!("`{program}` sends data to a server"))
+        }
+        "npm" | "pnpm" | "yarn"
+            if positional
+                .first()
+                .is_some_and(|v| matches!(*v, "publish" | "unpublish" | "deprecate")) =>
+        {
+            danger(format!(
+                "`{program} {}` publishes to the package registry",
+                positional[0]
+            ))
+        }
+        "npm" | "pnpm" | "yarn"
+            if positional.first().is_some_and(|v| {
+                matches!(
+                    *v,
+                    "ls" | "list" | "view" | "info" | "outdated" | "why" | "explain"
+                )
+            }) =>
+        {
+            Some(Judged::read_only(p, "only shows package information"))
+        }
+        "pip" | "pip3"
+            if positional
+                .first()
+                .is_some_and(|v| matches!(*v, "list" | "show" | "freeze" | "check")) =>
+        {
+            Some(Judged::read_only(p, "only shows package information"))
+        }
+        "cargo" => match positional.first().copied() {
+            Some("publish" | "yank" | "owner") => danger(format!(
+                "`cargo {}` changes a package on the registry",
+                positional[0]
+            )),
+            _ if values.is_empty()
+                || values
+                    .iter()
+                    .all(|v| matches!(*v, "--list" | "-V" | "--version")) =>
+            {
+                Some(Judged::read_only(p, "`cargo` only prints information"))
+            }
+            _ => None,
+        },
+        "twine" | "gem"
+            if positional
+                .first()
+                .is_some_and(|v| matches!(*v, "upload" | "push" | "yank")) =>
+        {
+            danger(format!(
+                "`{program} {}` publishes to the package registry",
+                positional[0]
+            ))
+        }
+        "docker" | "podman" => match positional.first().copied() {
+            Some("push") => danger(format!("`{program} push` publishes an image")),
+            Some("system" | "volume" | "image" | "container" | "network" | "builder")
+                if positional
+                    .get(1)
+                    .is_some_and(|v| matches!(*v, "prune" | "rm")) =>
+            {
+                danger(format!(
+                    "`{program} {} {}` deletes data",
+                    positional[0], positional[1]
+                ))
+            }
+            Some("ps" | "images" | "inspect" | "logs" | "version" | "info") => {
+                Some(Judged::read_only(p, "only shows information"))
+            }
+            _ => None,
+        },
+        "kubectl" if positional.first().is_some_and(|v| *v == "delete") => {
+            danger("`kubectl delete` deletes cluster resources".to_string())
+        }
+        "kubectl"
+            if positional.first().is_some_and(|v| {
+                matches!(*v, "get" | "describe" | "logs" | "version" | "explain")
+            }) =>
+        {
+            Some(Judged::read_only(p, "only shows cluster information"))
+        }
+        "terraform" | "tofu" if positional.first().is_some_and(|v| *v == "destroy") => {
+            danger(format!("`{program} destroy` destroys infrastructure"))
+        }
+        "helm"
+            if positional
+                .first()
+                .is_some_and(|v| matches!(*v, "uninstall" | "delete")) =>
+        {
+            danger("`helm uninstall` removes a release".to_string())
+        }
+        "gh" if positional
+            .first()
+            .is_some_and(|v| matches!(*v, "release" | "repo"))
+            && positional
+                .get(1)
+                .is_some_and(|v| matches!(*v, "create" | "delete" | "upload")) =>
+        {
+            danger(format!(
+                "`gh {} {}` publishes or deletes on GitHub",
+                positional[0], positional[1]
+            ))
+        }
+        _ => None,
+    }
+}
+
+fn method_writes(values: &[&str]) -> bool {
+    values.windows(2).any(|w| {
+        matches!(w[0], "-X" | "--request" | "--method")
+            && !matches!(
+                w[1].to_ascii_uppercase().as_str(),
+                "GET" | "HEAD" | "OPTIONS"
+            )
+    }) || values.iter().any(|v| {
+        v.strip_prefix("-X")
+            .or_else(|| v.strip_prefix("--request="))
+            .or_else(|| v.strip_prefix("--method="))
+            .is_some_and(|m| {
+                !m.is_empty()
+                    && !matches!(m.to_ascii_uppercase().as_str(), "GET" | "HEAD" | "OPTIONS")
+            })
+    })
+}
+
+fn is_loopback_url(url: &str) -> bool {
+    let rest = url.split_once("://").map_or(url, |(_, r)| r);
+    let host = rest.split(['/', '?']).next().unwrap_or("");
+    let host = host.rsplit_once('@').map_or(host, |(_, h)| h);
+    let host = if host.starts_with('[') {
+        host.split(']').next().map(|h| &h[1..]).unwrap_or("")
+    } else {
+        host.split(':').next().unwrap_or("")
+    };
+    host == "localhost" || host.starts_with("127.") || host == "::1" || host == "0.0.0.0"
+}
+
+/// `sed` is read-only without `-i` and with a script of printing commands only.
+fn judge_sed(values: &[&str]) -> Judged {
+    use CommandClass::{Mutating, ReadOnly};
+    let p = Some("sed");
+    let mut scripts: Vec<&str> = Vec::new();
+    let mut i = 0;
+    let mut explicit_script = false;
+    while i < values.len() {
+        let v = values[i];
+        if v == "-i"
+            || v.starts_with("--in-place")
+            || (v.starts_with('-')
+                && !v.starts_with("--")
+                && v[1..].contains('i')
+                && !v.starts_with("-e"))
+        {
+            return Judged::new(p, Mutating, "`sed -i` edits files in place");
+        }
+        match v {
+            "-e" | "--expression" => {
+                if let Some(s) = values.get(i + 1) {
+                    scripts.push(s);
+                }
+                explicit_script = true;
+                i += 2;
+                continue;
+            }
+            "-f" | "--file" => {
+                return Judged::new(p, Mutating, "`sed -f` runs a script from a file");
+            }
+            _ => {}
+        }
+        if let Some(s) = v.strip_prefix("--expression=") {
+            scripts.push(s);
+            explicit_script = true;
+        } else if !v.starts_with('-') && !explicit_script && scripts.is_empty() {
+            scripts.push(v);
+        }
+        i += 1;
+    }
+    if scripts.iter().all(|s| sed_script_only_prints(s)) {
+        Judged::new(p, ReadOnly, "`sed` without `-i` only prints")
+    } else {
+        Judged::new(
+            p,
+            Mutating,
+            "the `sed` script may write files or run commands (`w`, `r`, `e`)",
+        )
+    }
+}
+
+/// A conservative check of a sed script: every command must be one that only prints or
+/// edits the pattern space (no `w`, `W`, `r`, `R`, `e`, and no `w`/`e` flag on `s`).
+fn sed_script_only_prints(script: &str) -> bool {
+    let mut rest = script;
+    loop {
+        rest = rest.trim_start_matches(|c: char| c.is_whitespace() || c == ';');
+        if rest.is_empty() {
+            return true;
+        }
+        // Addresses: numbers, `$`, `/re/`, `\cREc`, ranges, steps, negation.
+        loop {
+            let before = rest.len();
+            rest = rest.trim_start_matches(|c: char| {
+                c.is_ascii_digit() || matches!(c, '$' | ',' | '~' | '!' | '+' | ' ')
+            });
+            if let Some(after) = rest.strip_prefix('/') {
+                match skip_delimited(after, '/') {
+                    Some(r) => rest = r.trim_start_matches(['I', 'M']),
+                    None => return false,
+                }
+            } else if let Some(after) = rest.strip_prefix('\\') {
+                let mut chars = after.chars();
+                let Some(delim) = chars.next() else {
+                    return false;
+                };
+                match skip_delimited(chars.as_str(), delim) {
+                    Some(r) => rest = r,
+                    None => return false,
+                }
+            }
+            if rest.len() == before {
+                break;
+            }
+        }
+        let mut chars = rest.chars();
+        let Some(command) = chars.next() else {
+            return true;
+        };
+        rest = chars.as_str();
+        match command {
+            'p' | 'P' | 'd' | 'D' | 'q' | 'Q' | 'n' | 'N' | '=' | 'l' | 'g' | 'G' | 'h' | 'H'
+            | 'x' | 'z' | '{' | '}' | 'F' => {}
+            // Labels and branches run to the end of the command.
+            'b' | 't' | 'T' | ':' => {
+                rest = rest.find([';', '\n']).map_or("", |i| &rest[i..]);
+            }
+            // Text commands: the rest of the line is text.
+            'a' | 'i' | 'c' => {
+                rest = rest.find('\n').map_or("", |i| &rest[i..]);
+            }
+            'y' | 's' => {
+                let mut chars = rest.chars();
+                let Some(delim) = chars.next() else {
+                    return false;
+                };
+                let Some(after_first) = skip_delimited(chars.as_str(), delim) else {
+                    return false;
+                };
+                let Some(after_second) = skip_delimited(after_first, delim) else {
+                    return false;
+                };
+                let flags_end = after_second
+                    .find([';', '\n', '}'])
+                    .unwrap_or(after_second.len());
+                let flags = after_second[..flags_end].trim();
+                if command == 's'
+                    && !flags.chars().all(|c| {
+                        matches!(c, 'g' | 'p' | 'i' | 'I' | 'm' | 'M') || c.is_ascii_digit()
+                    })
+                {
+                    return false;
+                }
+                rest = &after_second[flags_end..];
+            }
+            _ => return false,
+        }
+    }
+}
+
+/// Skips to just after the next unescaped `delim`.
+fn skip_delimited(s: &str, delim: char) -> Option<&str> {
+    let mut escaped = false;
+    for (i, c) in s.char_indices() {
+        if escaped {
+            escaped = false;
+        } else if c == '\\' {
+            escaped = true;
+        } else if c == delim {
+            return Some(&s[i + c.len_utf8()..]);
+        }
+    }
+    None
+}
+
+/// `awk` is read-only when its program cannot write or run anything.
+fn judge_awk(values: &[&str]) -> Judged {
+    use CommandClass::{Mutating, ReadOnly};
+    let p = Some("awk");
+    let mut i = 0;
+    let mut program: Option<&str> = None;
+    while i < values.len() {
+        let v = values[i];
+        match v {
+            "-f" | "--file" => {
+                return Judged::new(p, Mutating, "`awk -f` runs a program from a file");
+            }
+            "-F" | "-v" | "--assign" | "--field-separator" => i += 2,
+            _ if v.starts_with('-') && v.len() > 1 => i += 1,
+            _ => {
+                program = Some(v);
+                break;
+            }
+        }
+    }
+    match program {
+        Some(prog) if !prog.contains("system") && !prog.contains('|') && !prog.contains('>') => {
+            Judged::new(p, ReadOnly, "the `awk` program only reads and prints")
+        }
+        Some(_) => Judged::new(
+            p,
+            Mutating,
+            "the `awk` program may write files or run commands (`>`, `|`, `system`)",
+        ),
+        None => Judged::new(p, Mutating, "`awk` without a program"),
+    }
+}
+
+/// `git`: read-only subcommands, destructive ones, and everything else.
+fn judge_git(values: &[&str]) -> Judged {
+    use CommandClass::{Dangerous, Mutating, ReadOnly};
+    let p = Some("git");
+    let mut i = 0;
+    while i < values.len() {
+        let v = values[i];
+        match v {
+            "-C" | "--git-dir" | "--work-tree" | "--namespace" => i += 2,
+            "-c" | "--config-env" | "--exec-path" => {
+                return Judged::new(
+                    p,
+                    Mutating,
+                    "`git -c` sets configuration that can make git run other programs",
+                );
+            }
+            _ if v.starts_with("--exec-path=") => {
+                return Judged::new(
+                    p,
+                    Mutating,
+                    "`git --exec-path` runs git programs from another directory",
+                );
+            }
+            _ if v.starts_with('-') => i += 1,
+            _ => break,
+        }
+    }
+    let Some(sub) = values.get(i).copied() else {
+        return Judged::new(p, ReadOnly, "`git` without a subcommand prints help");
+    };
+    let args = &values[i + 1..];
+    let flag = |f: &str| {
+        args.iter()
+            .take_while(|a| **a != "--")
+            .any(|a| *a == f || a.starts_with(&format!("{f}=")))
+    };
+    let short = |c: char| {
+        args.iter()
+            .take_while(|a| **a != "--")
+            .any(|a| a.starts_with('-') && !a.starts_with("--") && a[1..].contains(c))
+    };
+    let positional: Vec<&str> = args
+        .iter()
+        .filter(|a| !a.starts_with('-'))
+        .copied()
+        .collect();
+    let ro = |reason: String| Judged::new(p, ReadOnly, reason);
+    let mutates = |reason: String| Judged::new(p, Mutating, reason);
+    let danger = |reason: String| Judged::new(p, Dangerous, reason);
+    match sub {
+        "status" | "log" | "diff" | "show" | "rev-parse" | "ls-files" | "ls-tree" | "blame"
+        | "annotate" | "shortlog" | "describe" | "cat-file" | "grep" | "rev-list"
+        | "merge-base" | "name-rev" | "count-objects" | "var" | "whatchanged" | "help"
+        | "version" | "show-ref" | "for-each-ref" | "cherry" | "range-diff" | "diff-tree"
+        | "diff-files" | "diff-index" | "check-ignore" | "check-attr" | "ls-remote"
+        | "verify-commit" | "verify-tag" => {
+            if flag("--output") {
+                mutates(format!("`git {sub} --output` writes a file"))
+            } else {
+                ro(format!("`git {sub}` only reads"))
+            }
+        }
+        "branch" => {
+            if flag("-D")
+                || (short('d') && (short('f') || flag("--force")))
+                || (flag("--delete") && flag("--force"))
+            {
+                danger("`git branch -D` deletes a branch even if it is not merged".to_string())
+            } else if short('d')
+                || short('m')
+                || short('M')
+                || short('c')
+                || short('C')
+                || short('u')
+                || flag("--delete")
+                || flag("--move")
+                || flag("--copy")
+                || flag("--set-upstream-to")
+                || flag("--unset-upstream")
+                || flag("--edit-description")
+                || flag("--force")
+                || !(positional.is_empty()
+                    || flag("--list")
+                    || short('l')
+                    || flag("--contains")
+                    || flag("--merged")
+                    || flag("--no-merged")
+                    || flag("--points-at"))
+            {
+                mutates("`git branch` with these arguments changes branches".to_string())
+            } else {
+                ro("`git branch` only lists branches".to_string())
+            }
+        }
+        "tag" => {
+            if args.is_empty()
+                || flag("--list")
+                || short('l')
+                || (positional.is_empty()
+                    && !short('d')
+                    && !short('a')
+                    && !short('s')
+                    && !short('f'))
+            {
+                ro("`git tag` only lists tags".to_string())
+            } else {
+                mutates("`git tag` with these arguments changes tags".to_string())
+            }
+        }
+        "remote" => match positional.first().copied() {
+            None | Some("show" | "get-url") => ro("`git remote` only lists remotes".to_string()),
+            Some(verb) => mutates(format!("`git remote {verb}` changes remotes")),
+        },
+        "stash" => match positional.first().copied() {
+            Some("list" | "show") => ro("`git stash list` only reads".to_string()),
+            Some(verb @ ("drop" | "clear")) => {
+                danger(format!("`git stash {verb}` discards stashed changes"))
+            }
+            _ => mutates("`git stash` changes the working tree".to_string()),
+        },
+        "config" => {
+            let reads = flag("--get")
+                || flag("--get-all")
+                || flag("--get-regexp")
+                || flag("--list")
+                || short('l')
+                || flag("--show-origin") && positional.len() <= 1
+                || positional
+                    .first()
+                    .is_some_and(|v| *v == "get" || *v == "list")
+                || (positional.len() == 1
+                    && !args.iter().any(|a| {
+                        matches!(
+                            *a,
+                            "--unset"
+                                | "--unset-all"
+                                | "--add"
+                                | "--replace-all"
+                                | "--edit"
+                                | "-e"
+                                | "--rename-section"
+                                | "--remove-section"
+                        )
+                    }));
+            if reads {
+                ro("`git config` only reads settings".to_string())
+            } else {
+                mutates("`git config` changes settings".to_string())
+            }
+        }
+        "reflog" => match positional.first().copied() {
+            Some(verb @ ("expire" | "delete")) => danger(format!(
+                "`git reflog {verb}` deletes the history used to recover lost commits"
+            )),
+            _ => ro("`git reflog` only reads".to_string()),
+        },
+        "push" => {
+            if short('f')
+                || flag("--force")
+                || flag("--force-with-lease")
+                || flag("--force-if-includes")
+                || flag("--mirror")
+                || positional.iter().skip(1).any(|r| r.starts_with('+'))
+            {
+                danger("`git push --force` overwrites history on the remote".to_string())
+            } else if short('d')
+                || flag("--delete")
+                || flag("--prune")
+                || positional.iter().skip(1).any(|r| r.starts_with(':'))
+            {
+                danger("`git push --delete` deletes branches or tags on the remote".to_string())
+            } else {
+                mutates("`git push` publishes commits to a remote".to_string())
+            }
+        }
+        "reset" if flag("--hard") => {
+            danger("`git reset --hard` discards uncommitted changes".to_string())
+        }
+        "clean" => {
+            if short('n') || flag("--dry-run") {
+                ro("`git clean -n` only lists what it would delete".to_string())
+            } else if short('f') || flag("--force") {
+                danger("`git clean -f` deletes untracked files".to_string())
+            } else {
+                mutates("`git clean` deletes untracked files".to_string())
+            }
+        }
+        "checkout" | "restore"
+            if short('f')
+                || flag("--force")
+                || positional.contains(&".")
+                || (sub == "restore" && positional.contains(&":/")) =>
+        {
+            danger(format!(
+                "`git {sub}` with `.` or `--force` discards uncommitted changes"
+            ))
+        }
+        "filter-branch" | "filter-repo" => danger(format!(
+            "`git {sub}` rewrites the history of the repository"
+        )),
+        "update-ref" if short('d') => danger("`git update-ref -d` deletes a reference".to_string()),
+        "gc" | "prune" if args.iter().any(|a| a.starts_with("--prune")) || sub == "prune" => {
+            danger("pruning deletes unreachable commits for good".to_string())
+        }
+        _ => mutates(format!("`git {sub}` changes the repository")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn class(command: &str) -> CommandClass {
+        classify(command).class
+    }
+
+    #[test]
+    fn sed_scripts() {
+        assert!(sed_script_only_prints("1,10p"));
+        assert!(sed_script_only_prints("s/a;b/c/g"));
+        assert!(sed_script_only_prints("/start/,/end/d"));
+        assert!(!sed_script_only_prints("s/a/b/w out"));
+        assert!(!sed_script_only_prints("1e date"));
+        assert!(!sed_script_only_prints("w out.txt"));
+        assert!(!sed_script_only_prints("s/a/b/e"));
+        assert!(!sed_script_only_prints("p;w out"));
+        assert!(!sed_script_only_prints("/x/r other.txt"));
+        assert!(sed_script_only_prints("/x/{p;d}"));
+        assert!(sed_script_only_prints("y/abc/xyz/;$!N"));
+    }
+
+    #[test]
+    fn loopback_urls() {
+        assert!(is_loopback_url("http://localhost:3000/api"));
+        assert!(is_loopback_url("http://127.0.0.1/x"));
+        assert!(is_loopback_url("http://[::1]:8080/"));
+        assert!(!is_loopback_url("https://example.com/"));
+    }
+
+    #[test]
+    fn fork_bomb_is_dangerous() {
+        assert_eq!(class(":(){ :|:& };:"), CommandClass::Dangerous);
+        assert_eq!(
+            class("bomb() { bomb | bomb & }; bomb"),
+            CommandClass::Dangerous
+        );
+    }
+}

@@ -3,6 +3,8 @@
 //! A scenario folder holds `input/` (the files before; may be absent), `patch.txt` and
 //! `expected/` (the complete folder after). The folder must equal `expected/` byte for byte.
 
+#![allow(clippy::unwrap_used, clippy::expect_used)] // tests fail loudly by design
+
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
@@ -30,7 +32,10 @@ fn files_under(root: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
             if path.is_dir() {
                 stack.push(path);
             } else {
-                out.insert(path.strip_prefix(root).unwrap().to_path_buf(), std::fs::read(&path).unwrap());
+                out.insert(
+                    path.strip_prefix(root).unwrap().to_path_buf(),
+                    std::fs::read(&path).unwrap(),
+                );
             }
         }
     }
@@ -68,9 +73,14 @@ async fn run_scenarios(root: &Path) -> usize {
         copy_tree(&scenario.join("input"), work.path());
         let patch = std::fs::read_to_string(scenario.join("patch.txt")).unwrap();
         let out = apply(work.path(), ToolInput::Freeform(patch)).await;
-        let expects_error = ["rejects", "fails", "failure", "requires"].iter().any(|w| name.contains(w));
+        let expects_error = ["rejects", "fails", "failure", "requires"]
+            .iter()
+            .any(|w| name.contains(w));
         if expects_error && out.status == ToolStatus::Completed {
-            failures.push(format!("{name}: expected an error, got success:\n{}", out.text));
+            failures.push(format!(
+                "{name}: expected an error, got success:\n{}",
+                out.text
+            ));
         }
         if !expects_error && out.status != ToolStatus::Completed {
             failures.push(format!("{name}: expected success, got:\n{}", out.text));
@@ -80,8 +90,12 @@ async fn run_scenarios(root: &Path) -> usize {
         if got != want {
             failures.push(format!(
                 "{name}: folder differs from expected/\n got: {:?}\nwant: {:?}\noutput: {}",
-                got.iter().map(|(p, b)| (p, String::from_utf8_lossy(b))).collect::<Vec<_>>(),
-                want.iter().map(|(p, b)| (p, String::from_utf8_lossy(b))).collect::<Vec<_>>(),
+                got.iter()
+                    .map(|(p, b)| (p, String::from_utf8_lossy(b)))
+                    .collect::<Vec<_>>(),
+                want.iter()
+                    .map(|(p, b)| (p, String::from_utf8_lossy(b)))
+                    .collect::<Vec<_>>(),
                 out.text
             ));
         }
@@ -125,10 +139,17 @@ async fn prepare_writes_nothing_and_lists_every_path() {
         .prepare(ToolInput::Freeform(patch.to_string()), &ctx)
         .unwrap();
     let root = std::fs::canonicalize(dir.path()).unwrap();
-    let ToolAction::Write { paths, changes } = prepared.action().clone() else { panic!() };
+    let ToolAction::Write { paths, changes } = prepared.action().clone() else {
+        panic!()
+    };
     assert_eq!(
         paths,
-        vec![root.join("new/one.txt"), root.join("gone.txt"), root.join("old.txt"), root.join("moved/old.txt")]
+        vec![
+            root.join("new/one.txt"),
+            root.join("gone.txt"),
+            root.join("old.txt"),
+            root.join("moved/old.txt")
+        ]
     );
     assert_eq!(changes.len(), 3);
     assert_eq!(changes[0].kind, FileChangeKind::Add);
@@ -140,9 +161,17 @@ async fn prepare_writes_nothing_and_lists_every_path() {
     assert!(dir.path().join("gone.txt").exists());
     let out = prepared.run(ctx).await;
     assert_eq!(out.status, ToolStatus::Completed, "{}", out.text);
-    assert_eq!(out.text, "Applied the patch:\nA new/one.txt\nD gone.txt\nM old.txt -> moved/old.txt");
-    assert!(matches!(out.details, Some(ToolDetails::FileChanges { ref changes }) if changes.len() == 3));
-    assert_eq!(std::fs::read_to_string(dir.path().join("moved/old.txt")).unwrap(), "a\nB\n");
+    assert_eq!(
+        out.text,
+        "Applied the patch:\nA new/one.txt\nD gone.txt\nM old.txt -> moved/old.txt"
+    );
+    assert!(
+        matches!(out.details, Some(ToolDetails::FileChanges { ref changes }) if changes.len() == 3)
+    );
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("moved/old.txt")).unwrap(),
+        "a\nB\n"
+    );
     assert!(!dir.path().join("old.txt").exists());
 }
 
@@ -173,14 +202,32 @@ async fn rejected_patches_say_which_hunk_which_file_and_what_was_missing() {
          (patch line 6): these lines were not found after line 1:\n    delta\n    gamma\nRead the \
          file again and copy the context lines exactly.\nNo file was changed."
     );
-    assert_eq!(std::fs::read_to_string(dir.path().join("f.txt")).unwrap(), "alpha\nbeta\ngamma\n");
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("f.txt")).unwrap(),
+        "alpha\nbeta\ngamma\n"
+    );
 
-    let patch = "*** Begin Patch\n*** Update File: f.txt\n@@ fn missing()\n-beta\n+BETA\n*** End Patch";
+    let patch =
+        "*** Begin Patch\n*** Update File: f.txt\n@@ fn missing()\n-beta\n+BETA\n*** End Patch";
     let out = apply(dir.path(), ToolInput::Freeform(patch.to_string())).await;
-    assert!(out.text.contains("the anchor line `@@ fn missing()` was not found"), "{}", out.text);
+    assert!(
+        out.text
+            .contains("the anchor line `@@ fn missing()` was not found"),
+        "{}",
+        out.text
+    );
 
-    let out = apply(dir.path(), ToolInput::Freeform("*** Begin Patch\n*** Update File: f.txt\n".into())).await;
-    assert!(out.text.contains("the last line of the patch must be `*** End Patch`"), "{}", out.text);
+    let out = apply(
+        dir.path(),
+        ToolInput::Freeform("*** Begin Patch\n*** Update File: f.txt\n".into()),
+    )
+    .await;
+    assert!(
+        out.text
+            .contains("the last line of the patch must be `*** End Patch`"),
+        "{}",
+        out.text
+    );
 }
 
 #[tokio::test]
@@ -189,7 +236,12 @@ async fn a_later_failure_applies_the_earlier_operations_and_says_so() {
     let patch = "*** Begin Patch\n*** Add File: created.txt\n+hello\n*** Delete File: nope.txt\n*** End Patch";
     let out = apply(dir.path(), ToolInput::Freeform(patch.to_string())).await;
     assert_eq!(out.status, ToolStatus::Failed);
-    assert!(out.text.starts_with("The patch was applied only in part.\nApplied:\nA created.txt\n"), "{}", out.text);
+    assert!(
+        out.text
+            .starts_with("The patch was applied only in part.\nApplied:\nA created.txt\n"),
+        "{}",
+        out.text
+    );
     assert!(out.text.contains("Operation 2 of 2 (Delete File `nope.txt`, patch line 4) failed: `nope.txt` does not exist"), "{}", out.text);
     assert!(dir.path().join("created.txt").exists());
 }
@@ -201,7 +253,9 @@ async fn a_file_changed_after_prepare_is_not_overwritten() {
     let ctx = ToolContext::new(dir.path());
     let prepared = ApplyPatchTool::new()
         .prepare(
-            ToolInput::Freeform("*** Begin Patch\n*** Update File: f.txt\n@@\n-a\n+b\n*** End Patch".into()),
+            ToolInput::Freeform(
+                "*** Begin Patch\n*** Update File: f.txt\n@@\n-a\n+b\n*** End Patch".into(),
+            ),
             &ctx,
         )
         .unwrap();
@@ -209,7 +263,10 @@ async fn a_file_changed_after_prepare_is_not_overwritten() {
     let out = prepared.run(ctx).await;
     assert_eq!(out.status, ToolStatus::Failed);
     assert!(out.text.contains("changed on disk"), "{}", out.text);
-    assert_eq!(std::fs::read_to_string(dir.path().join("f.txt")).unwrap(), "changed\n");
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("f.txt")).unwrap(),
+        "changed\n"
+    );
 }
 
 #[tokio::test]
@@ -219,9 +276,16 @@ async fn a_symlink_escape_shows_the_outside_path() {
     std::os::unix::fs::symlink(outside.path(), dir.path().join("out")).unwrap();
     let ctx = ToolContext::new(dir.path());
     let prepared = ApplyPatchTool::new()
-        .prepare(ToolInput::Freeform("*** Begin Patch\n*** Add File: out/x.txt\n+x\n*** End Patch".into()), &ctx)
+        .prepare(
+            ToolInput::Freeform(
+                "*** Begin Patch\n*** Add File: out/x.txt\n+x\n*** End Patch".into(),
+            ),
+            &ctx,
+        )
         .unwrap();
-    let ToolAction::Write { paths, changes } = prepared.action().clone() else { panic!() };
+    let ToolAction::Write { paths, changes } = prepared.action().clone() else {
+        panic!()
+    };
     let real = std::fs::canonicalize(outside.path()).unwrap().join("x.txt");
     assert_eq!(paths, vec![real.clone()]);
     assert_eq!(changes[0].path, real.to_string_lossy());

@@ -1,5 +1,7 @@
 //! The `shell` tool against real processes in temp dirs.
 
+#![allow(clippy::unwrap_used, clippy::expect_used)] // tests fail loudly by design
+
 use std::path::Path;
 use std::sync::{Arc, Mutex};
 
@@ -26,7 +28,13 @@ fn process_is_dead(pid: i32) -> bool {
         Err(_) => true,
         Ok(stat) => {
             // The state follows the parenthesised command name.
-            let state = stat.rsplit(')').next().unwrap_or("").trim_start().chars().next();
+            let state = stat
+                .rsplit(')')
+                .next()
+                .unwrap_or("")
+                .trim_start()
+                .chars()
+                .next();
             matches!(state, Some('Z') | Some('X'))
         }
     }
@@ -52,7 +60,11 @@ async fn exit_code_zero_is_completed() {
     assert_eq!(out.text, "hello\n");
     assert!(out.duration_ms.is_some());
     match out.details {
-        Some(ToolDetails::Exec { command, cwd, truncated_bytes }) => {
+        Some(ToolDetails::Exec {
+            command,
+            cwd,
+            truncated_bytes,
+        }) => {
             assert_eq!(command, vec!["bash", "-lc", "echo hello"]);
             assert_eq!(Path::new(&cwd), std::fs::canonicalize(dir.path()).unwrap());
             assert_eq!(truncated_bytes, 0);
@@ -64,7 +76,11 @@ async fn exit_code_zero_is_completed() {
 #[tokio::test]
 async fn non_zero_exit_is_failed_with_the_code() {
     let dir = tempfile::tempdir().unwrap();
-    let out = run(&ctx(dir.path()), json!({"command": "echo oops >&2; exit 3"})).await;
+    let out = run(
+        &ctx(dir.path()),
+        json!({"command": "echo oops >&2; exit 3"}),
+    )
+    .await;
     assert_eq!(out.status, ToolStatus::Failed);
     assert_eq!(out.exit_code, Some(3));
     assert!(out.text.starts_with("oops\n"), "{}", out.text);
@@ -89,12 +105,19 @@ async fn runs_in_workdir_resolved_against_the_workspace() {
     let c = ctx(dir.path());
     let tool = ShellTool::new();
     let prepared = tool
-        .prepare(ToolInput::Json(json!({"command": "pwd", "workdir": "sub"})), &c)
+        .prepare(
+            ToolInput::Json(json!({"command": "pwd", "workdir": "sub"})),
+            &c,
+        )
         .unwrap();
     let real = std::fs::canonicalize(dir.path().join("sub")).unwrap();
     assert_eq!(
         prepared.action(),
-        &ToolAction::Exec { command: "pwd".into(), cwd: real.clone(), escalated: false }
+        &ToolAction::Exec {
+            command: "pwd".into(),
+            cwd: real.clone(),
+            escalated: false
+        }
     );
     let out = prepared.run(c).await;
     assert_eq!(out.text.trim_end(), real.to_string_lossy());
@@ -110,7 +133,11 @@ async fn bad_arguments_are_model_readable_errors() {
     let out = run(&c, json!({"command": "ls", "timeout_ms": "fast"})).await;
     assert!(out.text.contains("`timeout_ms`"), "{}", out.text);
     let out = run(&c, json!({"command": "ls", "workdir": "nope"})).await;
-    assert!(out.text.contains("no such file or directory"), "{}", out.text);
+    assert!(
+        out.text.contains("no such file or directory"),
+        "{}",
+        out.text
+    );
 }
 
 #[tokio::test]
@@ -126,7 +153,10 @@ async fn chunks_stream_before_the_command_exits() {
         }
     });
     let go = dir.path().join("go");
-    let command = format!("echo started; while [ ! -e '{}' ]; do sleep 0.01; done; echo done", go.display());
+    let command = format!(
+        "echo started; while [ ! -e '{}' ]; do sleep 0.01; done; echo done",
+        go.display()
+    );
     let task = tokio::spawn({
         let c = c.clone();
         async move { run(&c, json!({"command": command})).await }
@@ -143,14 +173,28 @@ async fn chunks_stream_before_the_command_exits() {
 async fn timeout_kills_the_whole_group() {
     let dir = tempfile::tempdir().unwrap();
     let pidfile = dir.path().join("pid");
-    let command = format!("sleep 300 & echo $! > '{}'; echo waiting; wait", pidfile.display());
-    let out = run(&ctx(dir.path()), json!({"command": command, "timeout_ms": 1500})).await;
+    let command = format!(
+        "sleep 300 & echo $! > '{}'; echo waiting; wait",
+        pidfile.display()
+    );
+    let out = run(
+        &ctx(dir.path()),
+        json!({"command": command, "timeout_ms": 1500}),
+    )
+    .await;
     assert_eq!(out.status, ToolStatus::TimedOut);
     assert_eq!(out.exit_code, None);
     assert!(out.text.starts_with("waiting\n"), "{}", out.text);
     assert!(out.text.contains("timed out after 1500 ms"), "{}", out.text);
-    let pid: i32 = std::fs::read_to_string(&pidfile).unwrap().trim().parse().unwrap();
-    assert!(wait_dead(pid).await, "child sleep {pid} survived the timeout");
+    let pid: i32 = std::fs::read_to_string(&pidfile)
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap();
+    assert!(
+        wait_dead(pid).await,
+        "child sleep {pid} survived the timeout"
+    );
 }
 
 #[tokio::test]
@@ -177,12 +221,19 @@ async fn cancellation_aborts_with_output_so_far() {
             cancel.cancel();
         }
     });
-    let command = format!("sleep 300 & echo $! > '{}'; echo ready; wait", pidfile.display());
+    let command = format!(
+        "sleep 300 & echo $! > '{}'; echo ready; wait",
+        pidfile.display()
+    );
     let out = run(&c2, json!({"command": command})).await;
     assert_eq!(out.status, ToolStatus::Aborted);
     assert!(out.text.starts_with("ready\n"), "{}", out.text);
     assert!(out.text.ends_with("[aborted by user]"), "{}", out.text);
-    let pid: i32 = std::fs::read_to_string(&pidfile).unwrap().trim().parse().unwrap();
+    let pid: i32 = std::fs::read_to_string(&pidfile)
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap();
     assert!(wait_dead(pid).await, "child sleep {pid} survived the abort");
 }
 
@@ -194,8 +245,17 @@ async fn a_background_child_holding_the_pipe_does_not_hang_the_call() {
     let out = run(&ctx(dir.path()), json!({"command": command})).await;
     assert_eq!(out.status, ToolStatus::Completed);
     assert!(out.text.starts_with("bye\n"), "{}", out.text);
-    assert!(out.text.contains("background processes still held the output open"), "{}", out.text);
-    let pid: i32 = std::fs::read_to_string(&pidfile).unwrap().trim().parse().unwrap();
+    assert!(
+        out.text
+            .contains("background processes still held the output open"),
+        "{}",
+        out.text
+    );
+    let pid: i32 = std::fs::read_to_string(&pidfile)
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap();
     assert!(wait_dead(pid).await);
 }
 
@@ -203,11 +263,18 @@ async fn a_background_child_holding_the_pipe_does_not_hang_the_call() {
 async fn a_background_child_with_redirected_output_keeps_running() {
     let dir = tempfile::tempdir().unwrap();
     let pidfile = dir.path().join("pid");
-    let command = format!("sleep 300 > /dev/null 2>&1 & echo $! > '{}'; echo bye", pidfile.display());
+    let command = format!(
+        "sleep 300 > /dev/null 2>&1 & echo $! > '{}'; echo bye",
+        pidfile.display()
+    );
     let out = run(&ctx(dir.path()), json!({"command": command})).await;
     assert_eq!(out.status, ToolStatus::Completed);
     assert_eq!(out.text, "bye\n");
-    let pid: i32 = std::fs::read_to_string(&pidfile).unwrap().trim().parse().unwrap();
+    let pid: i32 = std::fs::read_to_string(&pidfile)
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap();
     assert!(!process_is_dead(pid));
     let _ = rustix::process::kill_process(
         rustix::process::Pid::from_raw(pid).unwrap(),
@@ -221,7 +288,11 @@ async fn output_cap_marker_counts_the_omitted_bytes_exactly() {
     let mut c = ctx(dir.path());
     c.max_output_bytes = 1000;
     // 2000 lines of 10 bytes each: "line 0000\n" … "line 1999\n".
-    let out = run(&c, json!({"command": "for i in $(seq 0 1999); do printf 'line %04d\\n' $i; done"})).await;
+    let out = run(
+        &c,
+        json!({"command": "for i in $(seq 0 1999); do printf 'line %04d\\n' $i; done"}),
+    )
+    .await;
     assert_eq!(out.status, ToolStatus::Completed);
     assert!(out.text.len() <= 1000, "{}", out.text.len());
     assert!(out.text.starts_with("line 0000\n"));
@@ -231,10 +302,15 @@ async fn output_cap_marker_counts_the_omitted_bytes_exactly() {
     let omitted_lines = 2000 - shown_lines;
     assert_eq!(
         marker,
-        format!("[… {} bytes ({omitted_lines} lines) of output omitted …]", omitted_lines * 10)
+        format!(
+            "[… {} bytes ({omitted_lines} lines) of output omitted …]",
+            omitted_lines * 10
+        )
     );
     match out.details {
-        Some(ToolDetails::Exec { truncated_bytes, .. }) => {
+        Some(ToolDetails::Exec {
+            truncated_bytes, ..
+        }) => {
             assert_eq!(truncated_bytes as usize, omitted_lines * 10)
         }
         other => panic!("{other:?}"),
@@ -244,7 +320,11 @@ async fn output_cap_marker_counts_the_omitted_bytes_exactly() {
 #[tokio::test]
 async fn non_utf8_output_is_decoded_lossily() {
     let dir = tempfile::tempdir().unwrap();
-    let out = run(&ctx(dir.path()), json!({"command": "printf 'a\\377b\\n\\303\\251\\n'"})).await;
+    let out = run(
+        &ctx(dir.path()),
+        json!({"command": "printf 'a\\377b\\n\\303\\251\\n'"}),
+    )
+    .await;
     assert_eq!(out.text, "a\u{FFFD}b\né\n");
 }
 

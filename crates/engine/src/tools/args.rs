@@ -82,9 +82,8 @@ impl ArgsSchema {
                 problems.join("\n")
             )));
         }
-        serde_json::from_value(value).map_err(|e| {
-            ToolOutput::error(format!("Invalid arguments for `{}`: {e}", self.tool))
-        })
+        serde_json::from_value(value)
+            .map_err(|e| ToolOutput::error(format!("Invalid arguments for `{}`: {e}", self.tool)))
     }
 
     /// One line for one validation problem: which field, what is wrong, what is expected.
@@ -106,7 +105,10 @@ impl ArgsSchema {
             _ => {
                 let field = pointer.trim_start_matches('/');
                 if field.is_empty() {
-                    format!("- {message}; expected a JSON object with fields {}", self.field_names().join(", "))
+                    format!(
+                        "- {message}; expected a JSON object with fields {}",
+                        self.field_names().join(", ")
+                    )
                 } else {
                     let top = field.split('/').next().unwrap_or(field);
                     format!("- `{field}`: {message}; expected {}", self.expectation(top))
@@ -195,7 +197,11 @@ mod tests {
             .parse::<Args>(ToolInput::Json(json!({})))
             .unwrap_err();
         assert!(err.text.contains("`command` is missing"), "{}", err.text);
-        assert!(err.text.contains("string (the command line)"), "{}", err.text);
+        assert!(
+            err.text.contains("string (the command line)"),
+            "{}",
+            err.text
+        );
     }
 
     #[test]
@@ -204,7 +210,11 @@ mod tests {
             .parse::<Args>(ToolInput::Json(json!({"command": "ls", "timeout_ms": "5"})))
             .unwrap_err();
         assert!(err.text.contains("`timeout_ms`"), "{}", err.text);
-        assert!(err.text.contains("integer (time limit in milliseconds)"), "{}", err.text);
+        assert!(
+            err.text.contains("integer (time limit in milliseconds)"),
+            "{}",
+            err.text
+        );
     }
 
     #[test]

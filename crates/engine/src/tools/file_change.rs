@@ -72,7 +72,10 @@ pub(crate) fn read_optional(path: &Path, shown: &str) -> Result<Option<Vec<u8>>,
         Ok(bytes) => Ok(Some(bytes)),
         Err(err) if err.kind() == std::io::ErrorKind::NotFound => Ok(None),
         Err(_) if path.is_dir() => Err(format!("`{shown}` is a directory.")),
-        Err(err) => Err(format!("cannot read `{shown}`: {}", super::paths::io_problem(&err))),
+        Err(err) => Err(format!(
+            "cannot read `{shown}`: {}",
+            super::paths::io_problem(&err)
+        )),
     }
 }
 

@@ -116,7 +116,14 @@ fn split_absolute(pattern: &str, path: Option<&str>) -> (String, String) {
         .unwrap_or(parts.len().saturating_sub(1));
     let base = parts[..literal].join("/");
     let rest = parts[literal..].join("/");
-    (if base.is_empty() { "/".to_string() } else { base }, rest)
+    (
+        if base.is_empty() {
+            "/".to_string()
+        } else {
+            base
+        },
+        rest,
+    )
 }
 
 /// Whether some component of the pattern starts with a dot (`.github/**`, `**/.env`).
@@ -159,10 +166,15 @@ fn find(call: &PreparedGlob, ctx: &ToolContext) -> ToolOutput {
             return ToolOutput::aborted("[aborted by user]");
         }
         let Ok(entry) = entry else { continue };
-        if !entry.file_type().is_some_and(|t| t.is_file() || t.is_symlink()) {
+        if !entry
+            .file_type()
+            .is_some_and(|t| t.is_file() || t.is_symlink())
+        {
             continue;
         }
-        let Ok(rel) = entry.path().strip_prefix(&call.root) else { continue };
+        let Ok(rel) = entry.path().strip_prefix(&call.root) else {
+            continue;
+        };
         if call.matcher.is_match(rel) {
             let modified = entry
                 .metadata()
@@ -173,7 +185,10 @@ fn find(call: &PreparedGlob, ctx: &ToolContext) -> ToolOutput {
         }
     }
     if found.is_empty() {
-        return ToolOutput::ok(format!("No files match under {}.", shown(&workspace, &call.root)));
+        return ToolOutput::ok(format!(
+            "No files match under {}.",
+            shown(&workspace, &call.root)
+        ));
     }
     found.sort_by(|a, b| b.0.cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
     let total = found.len();
@@ -193,7 +208,11 @@ fn find(call: &PreparedGlob, ctx: &ToolContext) -> ToolOutput {
 
 fn shown(workspace: &Path, dir: &Path) -> String {
     let s = paths::display(workspace, dir);
-    if s == "." { "the workspace".to_string() } else { s }
+    if s == "." {
+        "the workspace".to_string()
+    } else {
+        s
+    }
 }
 
 #[cfg(test)]
@@ -202,9 +221,18 @@ mod tests {
 
     #[test]
     fn absolute_patterns_split_at_the_first_wildcard() {
-        assert_eq!(split_absolute("/a/b/**/*.rs", None), ("/a/b".into(), "**/*.rs".into()));
-        assert_eq!(split_absolute("src/*.rs", Some("x")), ("x".into(), "src/*.rs".into()));
-        assert_eq!(split_absolute("/a/b.txt", None), ("/a".into(), "b.txt".into()));
+        assert_eq!(
+            split_absolute("/a/b/**/*.rs", None),
+            ("/a/b".into(), "**/*.rs".into())
+        );
+        assert_eq!(
+            split_absolute("src/*.rs", Some("x")),
+            ("x".into(), "src/*.rs".into())
+        );
+        assert_eq!(
+            split_absolute("/a/b.txt", None),
+            ("/a".into(), "b.txt".into())
+        );
     }
 
     #[test]

@@ -99,18 +99,19 @@ impl ToolHandler for GrepTool {
             .build(&args.pattern)
             .map_err(|e| ToolOutput::error(format!("`pattern` is not a valid regex: {e}")))?;
         let root = paths::resolve(&ctx.workspace, args.path.as_deref().unwrap_or("."));
-        let overrides = match &args.glob {
-            None => None,
-            Some(glob) => {
-                let mut builder = ignore::overrides::OverrideBuilder::new(&root);
-                builder
-                    .add(glob)
-                    .map_err(|e| ToolOutput::error(format!("`glob` is not a valid glob: {e}")))?;
-                Some(builder.build().map_err(|e| {
-                    ToolOutput::error(format!("`glob` is not a valid glob: {e}"))
-                })?)
-            }
-        };
+        let overrides =
+            match &args.glob {
+                None => None,
+                Some(glob) => {
+                    let mut builder = ignore::overrides::OverrideBuilder::new(&root);
+                    builder.add(glob).map_err(|e| {
+                        ToolOutput::error(format!("`glob` is not a valid glob: {e}"))
+                    })?;
+                    Some(builder.build().map_err(|e| {
+                        ToolOutput::error(format!("`glob` is not a valid glob: {e}"))
+                    })?)
+                }
+            };
         Ok(Box::new(PreparedGrep {
             action: ToolAction::Read {
                 paths: vec![root.clone()],
@@ -247,7 +248,10 @@ fn search(call: &PreparedGrep, ctx: &ToolContext) -> ToolOutput {
             needs_break: false,
         };
         // Unreadable files are skipped, as ripgrep does.
-        if searcher.search_path(&call.matcher, entry.path(), &mut collector).is_err() {
+        if searcher
+            .search_path(&call.matcher, entry.path(), &mut collector)
+            .is_err()
+        {
             continue;
         }
         if matches > before {
@@ -259,7 +263,10 @@ fn search(call: &PreparedGrep, ctx: &ToolContext) -> ToolOutput {
         }
     }
     if matches == 0 {
-        return ToolOutput::ok(format!("No matches under {}.", describe(&workspace, &call.root)));
+        return ToolOutput::ok(format!(
+            "No matches under {}.",
+            describe(&workspace, &call.root)
+        ));
     }
     if stopped_early || matches >= call.max_results {
         out.push_str(&format!(
@@ -278,5 +285,9 @@ fn search(call: &PreparedGrep, ctx: &ToolContext) -> ToolOutput {
 
 fn describe(workspace: &Path, dir: &Path) -> String {
     let s = paths::display(workspace, dir);
-    if s == "." { "the workspace".to_string() } else { format!("`{s}`") }
+    if s == "." {
+        "the workspace".to_string()
+    } else {
+        format!("`{s}`")
+    }
 }

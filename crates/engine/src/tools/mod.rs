@@ -12,6 +12,10 @@
 //! Harness tool names (`Bash`, `run_shell_command`, `Read`, …) are mapped onto these engine
 //! tools by the harness crate; handlers here only know the engine's own names and schemas.
 
+// `ToolOutput` is the error value of `prepare` by design: a bad call is answered with a
+// model-readable output, and it is a cold path, so its size does not matter.
+#![allow(clippy::result_large_err)]
+
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -200,6 +204,8 @@ impl ToolSet {
 
 impl std::fmt::Debug for ToolSet {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("ToolSet").field("tools", &self.names()).finish()
+        f.debug_struct("ToolSet")
+            .field("tools", &self.names())
+            .finish()
     }
 }

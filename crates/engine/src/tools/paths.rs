@@ -38,10 +38,10 @@ pub(crate) fn display(root: &Path, path: &Path) -> String {
 }
 
 fn expand_home(arg: &str) -> PathBuf {
-    if arg == "~" || arg.starts_with("~/") {
-        if let Some(home) = std::env::var_os("HOME") {
-            return PathBuf::from(home).join(arg.trim_start_matches('~').trim_start_matches('/'));
-        }
+    if (arg == "~" || arg.starts_with("~/"))
+        && let Some(home) = std::env::var_os("HOME")
+    {
+        return PathBuf::from(home).join(arg.trim_start_matches('~').trim_start_matches('/'));
     }
     PathBuf::from(arg)
 }
@@ -74,23 +74,18 @@ fn real_path(path: &Path) -> PathBuf {
 fn through_existing_ancestor(path: &Path) -> PathBuf {
     let mut existing = path.to_path_buf();
     let mut rest: Vec<std::ffi::OsString> = Vec::new();
-    loop {
-        match existing.file_name() {
-            Some(name) => {
-                let name = name.to_os_string();
-                if !existing.pop() {
-                    break;
-                }
-                rest.push(name);
-                if let Ok(real) = std::fs::canonicalize(&existing) {
-                    let mut out = real;
-                    for part in rest.iter().rev() {
-                        out.push(part);
-                    }
-                    return lexical(&out);
-                }
+    while let Some(name) = existing.file_name() {
+        let name = name.to_os_string();
+        if !existing.pop() {
+            break;
+        }
+        rest.push(name);
+        if let Ok(real) = std::fs::canonicalize(&existing) {
+            let mut out = real;
+            for part in rest.iter().rev() {
+                out.push(part);
             }
-            None => break,
+            return lexical(&out);
         }
     }
     lexical(path)

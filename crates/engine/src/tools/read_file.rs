@@ -130,7 +130,10 @@ fn read_window(call: &PreparedRead) -> ToolOutput {
             ));
         }
         Err(err) => {
-            return ToolOutput::error(format!("cannot read `{shown}`: {}", paths::io_problem(&err)));
+            return ToolOutput::error(format!(
+                "cannot read `{shown}`: {}",
+                paths::io_problem(&err)
+            ));
         }
     };
     if meta.is_dir() {
@@ -141,7 +144,10 @@ fn read_window(call: &PreparedRead) -> ToolOutput {
     let file = match std::fs::File::open(&call.path) {
         Ok(f) => f,
         Err(err) => {
-            return ToolOutput::error(format!("cannot read `{shown}`: {}", paths::io_problem(&err)));
+            return ToolOutput::error(format!(
+                "cannot read `{shown}`: {}",
+                paths::io_problem(&err)
+            ));
         }
     };
     let mut reader = BufReader::new(file);
@@ -149,7 +155,10 @@ fn read_window(call: &PreparedRead) -> ToolOutput {
     let sniff = match reader.fill_buf() {
         Ok(bytes) => &bytes[..bytes.len().min(BINARY_SNIFF)],
         Err(err) => {
-            return ToolOutput::error(format!("cannot read `{shown}`: {}", paths::io_problem(&err)));
+            return ToolOutput::error(format!(
+                "cannot read `{shown}`: {}",
+                paths::io_problem(&err)
+            ));
         }
     };
     if memchr::memchr(0, sniff).is_some() {
@@ -170,7 +179,10 @@ fn read_window(call: &PreparedRead) -> ToolOutput {
             Ok(0) => break,
             Ok(_) => {}
             Err(err) => {
-                return ToolOutput::error(format!("cannot read `{shown}`: {}", paths::io_problem(&err)));
+                return ToolOutput::error(format!(
+                    "cannot read `{shown}`: {}",
+                    paths::io_problem(&err)
+                ));
             }
         }
         line_no += 1;

@@ -112,7 +112,9 @@ impl ToolHandler for ShellTool {
     ) -> Result<Box<dyn PreparedCall>, ToolOutput> {
         let args: ShellArgs = self.args.parse(input)?;
         if args.command.trim().is_empty() {
-            return Err(ToolOutput::error("`command` is empty; give a command line to run."));
+            return Err(ToolOutput::error(
+                "`command` is empty; give a command line to run.",
+            ));
         }
         let cwd = paths::resolve(&ctx.workspace, args.workdir.as_deref().unwrap_or("."));
         match std::fs::metadata(&cwd) {
@@ -256,7 +258,9 @@ async fn run_command(call: PreparedShell, ctx: ToolContext) -> ToolOutput {
     };
     let mut pipe = match tokio::net::unix::pipe::Receiver::from_owned_fd(OwnedFd::from(reader)) {
         Ok(p) => p,
-        Err(err) => return ToolOutput::error(format!("could not read the command's output: {err}")),
+        Err(err) => {
+            return ToolOutput::error(format!("could not read the command's output: {err}"));
+        }
     };
 
     let mut out = Collector {

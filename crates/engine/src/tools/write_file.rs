@@ -109,7 +109,11 @@ impl PreparedCall for PreparedWrite {
                 let shown = &call.snapshot.shown;
                 match write_creating_parents(&call.snapshot.path, call.content.as_bytes()) {
                     Ok(()) => {
-                        let verb = if call.snapshot.bytes.is_some() { "Replaced" } else { "Created" };
+                        let verb = if call.snapshot.bytes.is_some() {
+                            "Replaced"
+                        } else {
+                            "Created"
+                        };
                         let mut out = ToolOutput::ok(format!(
                             "{verb} `{shown}` ({} bytes).",
                             call.content.len()

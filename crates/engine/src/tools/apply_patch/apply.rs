@@ -220,19 +220,21 @@ fn seek(lines: &[&str], pattern: &[&str], start: usize, eof: bool) -> Option<usi
 /// Trimmed text with typographic punctuation mapped to ASCII.
 fn normalized(s: &str) -> impl Iterator<Item = char> + '_ {
     s.trim().chars().map(|c| match c {
-        '\u{2010}' | '\u{2011}' | '\u{2012}' | '\u{2013}' | '\u{2014}' | '\u{2015}' | '\u{2212}' => '-',
+        '\u{2010}' | '\u{2011}' | '\u{2012}' | '\u{2013}' | '\u{2014}' | '\u{2015}'
+        | '\u{2212}' => '-',
         '\u{2018}' | '\u{2019}' | '\u{201A}' | '\u{201B}' => '\'',
         '\u{201C}' | '\u{201D}' | '\u{201E}' | '\u{201F}' => '"',
-        '\u{00A0}' | '\u{2002}' | '\u{2003}' | '\u{2004}' | '\u{2005}' | '\u{2006}' | '\u{2007}'
-        | '\u{2008}' | '\u{2009}' | '\u{200A}' | '\u{202F}' | '\u{205F}' | '\u{3000}' => ' ',
+        '\u{00A0}' | '\u{2002}' | '\u{2003}' | '\u{2004}' | '\u{2005}' | '\u{2006}'
+        | '\u{2007}' | '\u{2008}' | '\u{2009}' | '\u{200A}' | '\u{202F}' | '\u{205F}'
+        | '\u{3000}' => ' ',
         other => other,
     })
 }
 
 #[cfg(test)]
 mod tests {
-    use super::super::parse::parse_patch;
     use super::super::parse::PatchOp;
+    use super::super::parse::parse_patch;
     use super::*;
 
     fn hunks(patch_body: &str) -> Vec<Hunk> {
@@ -251,7 +253,11 @@ mod tests {
 
     #[test]
     fn context_lines_keep_the_files_bytes_when_matched_loosely() {
-        let out = apply_hunks("x = \u{201C}hi\u{201D}  \ny\n", &hunks("@@\n x = \"hi\"\n-y\n+z\n")).unwrap();
+        let out = apply_hunks(
+            "x = \u{201C}hi\u{201D}  \ny\n",
+            &hunks("@@\n x = \"hi\"\n-y\n+z\n"),
+        )
+        .unwrap();
         assert_eq!(out, "x = \u{201C}hi\u{201D}  \nz\n");
     }
 
@@ -267,7 +273,11 @@ mod tests {
         let out = apply_hunks(content, &hunks("@@\n x\n-end\n+END\n*** End of File\n")).unwrap();
         assert_eq!(out, "x\nend\nx\nEND\n");
         let err = apply_hunks("end\nx\n", &hunks("@@\n-end\n+END\n*** End of File\n")).unwrap_err();
-        assert!(err.message.contains("at the end of the file"), "{}", err.message);
+        assert!(
+            err.message.contains("at the end of the file"),
+            "{}",
+            err.message
+        );
     }
 
     #[test]
@@ -288,6 +298,9 @@ mod tests {
         let err = apply_hunks("a\nb\n", &hunks("@@\n-a\n+A\n@@\n-zzz\n+Z\n")).unwrap_err();
         assert_eq!(err.hunk, 2);
         assert_eq!(err.patch_line, 6);
-        assert_eq!(err.message, "these lines were not found after line 1:\n    zzz");
+        assert_eq!(
+            err.message,
+            "these lines were not found after line 1:\n    zzz"
+        );
     }
 }

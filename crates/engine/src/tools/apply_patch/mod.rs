@@ -91,16 +91,22 @@ impl ToolHandler for ApplyPatchTool {
             ToolInput::Freeform(text) => text,
             ToolInput::Json(value) => patch_from_json(&self.args, value)?,
         };
-        let ops = parse::parse_patch(&text)
-            .map_err(|e| ToolOutput::error(format!("The patch was rejected: {e} No file was changed.")))?;
+        let ops = parse::parse_patch(&text).map_err(|e| {
+            ToolOutput::error(format!("The patch was rejected: {e} No file was changed."))
+        })?;
         let plan = plan(&ops, ctx);
         if plan.steps.is_empty() {
             let failure = plan.failure.unwrap_or_default();
-            return Err(ToolOutput::error(format!("{failure}\nNo file was changed.")));
+            return Err(ToolOutput::error(format!(
+                "{failure}\nNo file was changed."
+            )));
         }
         let mut touched: Vec<PathBuf> = Vec::new();
         for step in &plan.steps {
-            for p in [Some(&step.path), step.move_to.as_ref()].into_iter().flatten() {
+            for p in [Some(&step.path), step.move_to.as_ref()]
+                .into_iter()
+                .flatten()
+            {
                 if !touched.contains(p) {
                     touched.push(p.clone());
                 }
@@ -124,9 +130,10 @@ fn patch_from_json(args: &ArgsSchema, value: Value) -> Result<String, ToolOutput
         patch: Option<String>,
     }
     let parsed: PatchArgs = args.parse_value(value)?;
-    parsed.input.or(parsed.patch).ok_or_else(|| {
-        ToolOutput::error("`apply_patch` needs the patch text in `input`.")
-    })
+    parsed
+        .input
+        .or(parsed.patch)
+        .ok_or_else(|| ToolOutput::error("`apply_patch` needs the patch text in `input`."))
 }
 
 /// One applied operation.
@@ -209,17 +216,33 @@ fn plan_op(op: &PatchOp, plan: &mut Plan, ctx: &ToolContext) -> Result<Step, Str
             plan.set(&abs, &shown, Some(content.clone().into_bytes()))?;
             let change = FileChange {
                 path: shown.clone(),
-                kind: if old.is_some() { FileChangeKind::Update } else { FileChangeKind::Add },
+                kind: if old.is_some() {
+                    FileChangeKind::Update
+                } else {
+                    FileChangeKind::Add
+                },
                 move_to: None,
-                diff: unified_diff(old.as_ref().map(|_| shown.as_str()), Some(&shown), old.as_deref().unwrap_or_default(), content.as_bytes()),
+                diff: unified_diff(
+                    old.as_ref().map(|_| shown.as_str()),
+                    Some(&shown),
+                    old.as_deref().unwrap_or_default(),
+                    content.as_bytes(),
+                ),
             };
-            Ok(Step { path: abs, move_to: None, summary: format!("A {shown}"), change })
+            Ok(Step {
+                path: abs,
+                move_to: None,
+                summary: format!("A {shown}"),
+                change,
+            })
         }
         PatchOp::Delete { path, .. } => {
             let abs = paths::resolve(&ctx.workspace, path);
             let shown = paths::display(&root, &abs);
             let Some(old) = plan.current(&abs, &shown)? else {
-                return Err(format!("`{shown}` does not exist, so it cannot be deleted."));
+                return Err(format!(
+                    "`{shown}` does not exist, so it cannot be deleted."
+                ));
             };
             plan.set(&abs, &shown, None)?;
             let change = FileChange {
@@ -228,9 +251,19 @@ fn plan_op(op: &PatchOp, plan: &mut Plan, ctx: &ToolContext) -> Result<Step, Str
                 move_to: None,
                 diff: unified_diff(Some(&shown), None, &old, b""),
             };
-            Ok(Step { path: abs, move_to: None, summary: format!("D {shown}"), change })
+            Ok(Step {
+                path: abs,
+                move_to: None,
+                summary: format!("D {shown}"),
+                change,
+            })
         }
-        PatchOp::Update { path, move_to, hunks, .. } => {
+        PatchOp::Update {
+            path,
+            move_to,
+            hunks,
+            ..
+        } => {
             let abs = paths::resolve(&ctx.workspace, path);
             let shown = paths::display(&root, &abs);
             let Some(old) = plan.current(&abs, &shown)? else {
@@ -239,7 +272,9 @@ fn plan_op(op: &PatchOp, plan: &mut Plan, ctx: &ToolContext) -> Result<Step, Str
                 ));
             };
             let Ok(text) = std::str::from_utf8(&old) else {
-                return Err(format!("`{shown}` is not UTF-8 text, so it cannot be patched."));
+                return Err(format!(
+                    "`{shown}` is not UTF-8 text, so it cannot be patched."
+                ));
             };
             let new = apply::apply_hunks(text, hunks).map_err(|e| {
                 format!(
@@ -279,7 +314,12 @@ fn plan_op(op: &PatchOp, plan: &mut Plan, ctx: &ToolContext) -> Result<Step, Str
                         move_to: None,
                         diff: unified_diff(Some(&shown), Some(&shown), &old, new.as_bytes()),
                     };
-                    Ok(Step { path: abs, move_to: None, summary: format!("M {shown}"), change })
+                    Ok(Step {
+                        path: abs,
+                        move_to: None,
+                        summary: format!("M {shown}"),
+                        change,
+                    })
                 }
             }
         }

@@ -60,7 +60,9 @@ impl PatchOp {
     /// The patch line of the operation's header.
     pub(crate) fn line(&self) -> usize {
         match self {
-            PatchOp::Add { line, .. } | PatchOp::Delete { line, .. } | PatchOp::Update { line, .. } => *line,
+            PatchOp::Add { line, .. }
+            | PatchOp::Delete { line, .. }
+            | PatchOp::Update { line, .. } => *line,
         }
     }
 
@@ -144,16 +146,26 @@ pub(crate) fn parse_patch(text: &str) -> Result<Vec<PatchOp>, String> {
                 content.push('\n');
                 i += 1;
             }
-            ops.push(PatchOp::Add { path, content, line: line_no });
+            ops.push(PatchOp::Add {
+                path,
+                content,
+                line: line_no,
+            });
         } else if let Some(path) = header.strip_prefix(DELETE) {
             let path = non_empty_path(path, line_no)?;
-            ops.push(PatchOp::Delete { path, line: line_no });
+            ops.push(PatchOp::Delete {
+                path,
+                line: line_no,
+            });
             i += 1;
         } else if let Some(path) = header.strip_prefix(UPDATE) {
             let path = non_empty_path(path, line_no)?;
             i += 1;
             let mut move_to = None;
-            if let Some(dest) = body_lines.get(i).and_then(|l| l.trim().strip_prefix(MOVE_TO)) {
+            if let Some(dest) = body_lines
+                .get(i)
+                .and_then(|l| l.trim().strip_prefix(MOVE_TO))
+            {
                 move_to = Some(non_empty_path(dest, first_line + i)?);
                 i += 1;
             }
@@ -165,7 +177,12 @@ pub(crate) fn parse_patch(text: &str) -> Result<Vec<PatchOp>, String> {
                 ));
             }
             i = next;
-            ops.push(PatchOp::Update { path, move_to, hunks, line: line_no });
+            ops.push(PatchOp::Update {
+                path,
+                move_to,
+                hunks,
+                line: line_no,
+            });
         } else {
             return Err(format!(
                 "line {line_no}: `{header}` is not a file operation; expected `*** Add File: \
@@ -224,7 +241,11 @@ fn non_empty_path(path: &str, line_no: usize) -> Result<String, String> {
 }
 
 /// Parses the hunks of an update starting at `i`; returns them and the index after them.
-fn parse_hunks(lines: &[&str], mut i: usize, first_line: usize) -> Result<(Vec<Hunk>, usize), String> {
+fn parse_hunks(
+    lines: &[&str],
+    mut i: usize,
+    first_line: usize,
+) -> Result<(Vec<Hunk>, usize), String> {
     let mut hunks: Vec<Hunk> = Vec::new();
     while i < lines.len() {
         let raw = lines[i];
@@ -284,7 +305,9 @@ fn parse_hunks(lines: &[&str], mut i: usize, first_line: usize) -> Result<(Vec<H
         // context.
         if matches!(hunk.lines.last(), Some(HunkLine::Context(t)) if t.is_empty())
             && lines.get(i.wrapping_sub(1)).is_some_and(|l| l.is_empty())
-            && lines.get(i).is_none_or(|l| l.trim_start().starts_with("***"))
+            && lines
+                .get(i)
+                .is_none_or(|l| l.trim_start().starts_with("***"))
             && hunk.lines.len() > 1
         {
             hunk.lines.pop();
@@ -303,10 +326,19 @@ fn hunk_anchor(rest: &str) -> Option<String> {
     // `@@ -12,5 +12,6 @@ fn name()`: keep only what follows the second `@@`.
     if rest.starts_with('-')
         && let Some((range, tail)) = rest.split_once("@@")
-        && range.trim().split(' ').all(|p| p.starts_with(['-', '+']) && p[1..].split(',').all(|n| n.chars().all(|c| c.is_ascii_digit())))
+        && range.trim().split(' ').all(|p| {
+            p.starts_with(['-', '+'])
+                && p[1..]
+                    .split(',')
+                    .all(|n| n.chars().all(|c| c.is_ascii_digit()))
+        })
     {
         let tail = tail.trim();
-        return if tail.is_empty() { None } else { Some(tail.to_string()) };
+        return if tail.is_empty() {
+            None
+        } else {
+            Some(tail.to_string())
+        };
     }
     Some(rest.to_string())
 }
@@ -324,15 +356,43 @@ mod tests {
         )
         .unwrap();
         assert_eq!(ops.len(), 3);
-        assert_eq!(ops[0], PatchOp::Add { path: "a.txt".into(), content: "one\ntwo\n".into(), line: 2 });
-        assert_eq!(ops[1], PatchOp::Delete { path: "b.txt".into(), line: 5 });
-        let PatchOp::Update { path, move_to, hunks, line } = &ops[2] else { panic!() };
-        assert_eq!((path.as_str(), move_to.as_deref(), *line), ("c.txt", Some("d.txt"), 6));
+        assert_eq!(
+            ops[0],
+            PatchOp::Add {
+                path: "a.txt".into(),
+                content: "one\ntwo\n".into(),
+                line: 2
+            }
+        );
+        assert_eq!(
+            ops[1],
+            PatchOp::Delete {
+                path: "b.txt".into(),
+                line: 5
+            }
+        );
+        let PatchOp::Update {
+            path,
+            move_to,
+            hunks,
+            line,
+        } = &ops[2]
+        else {
+            panic!()
+        };
+        assert_eq!(
+            (path.as_str(), move_to.as_deref(), *line),
+            ("c.txt", Some("d.txt"), 6)
+        );
         assert_eq!(hunks[0].anchor.as_deref(), Some("fn main()"));
         assert!(hunks[0].end_of_file);
         assert_eq!(
             hunks[0].lines,
-            vec![HunkLine::Context("ctx".into()), HunkLine::Remove("old".into()), HunkLine::Add("new".into())]
+            vec![
+                HunkLine::Context("ctx".into()),
+                HunkLine::Remove("old".into()),
+                HunkLine::Add("new".into())
+            ]
         );
     }
 
@@ -345,19 +405,36 @@ mod tests {
 
     #[test]
     fn heredoc_wrapping_and_crlf_transport_are_accepted() {
-        let ops = parse_patch("<<'EOF'\r\n*** Begin Patch\r\n*** Delete File: x\r\n*** End Patch\r\nEOF\r\n").unwrap();
-        assert_eq!(ops, vec![PatchOp::Delete { path: "x".into(), line: 3 }]);
+        let ops = parse_patch(
+            "<<'EOF'\r\n*** Begin Patch\r\n*** Delete File: x\r\n*** End Patch\r\nEOF\r\n",
+        )
+        .unwrap();
+        assert_eq!(
+            ops,
+            vec![PatchOp::Delete {
+                path: "x".into(),
+                line: 3
+            }]
+        );
     }
 
     #[test]
     fn errors_name_the_line() {
-        let err = parse_patch("*** Begin Patch\n*** Frobnicate File: foo\n*** End Patch").unwrap_err();
-        assert!(err.starts_with("line 2: `*** Frobnicate File: foo` is not a file operation"), "{err}");
+        let err =
+            parse_patch("*** Begin Patch\n*** Frobnicate File: foo\n*** End Patch").unwrap_err();
+        assert!(
+            err.starts_with("line 2: `*** Frobnicate File: foo` is not a file operation"),
+            "{err}"
+        );
         let err = parse_patch("*** Update File: foo\n*** End Patch").unwrap_err();
-        assert!(err.contains("first line of the patch must be `*** Begin Patch`"), "{err}");
+        assert!(
+            err.contains("first line of the patch must be `*** Begin Patch`"),
+            "{err}"
+        );
         let err = parse_patch("*** Begin Patch\n*** Update File: foo\n*** End Patch").unwrap_err();
         assert!(err.contains("has no hunks"), "{err}");
-        let err = parse_patch("*** Begin Patch\n*** Update File: f\n@@\n-a\n@@\n*** End Patch").unwrap_err();
+        let err = parse_patch("*** Begin Patch\n*** Update File: f\n@@\n-a\n@@\n*** End Patch")
+            .unwrap_err();
         assert!(err.starts_with("line 5: the hunk has no lines"), "{err}");
         let err = parse_patch("*** Begin Patch\n*** End Patch").unwrap_err();
         assert!(err.contains("no file operations"), "{err}");
