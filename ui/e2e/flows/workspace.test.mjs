@@ -1,0 +1,147 @@
+// Flows around sessions, the inspector and settings, against the mocked shell.
+import { test, before, after } from "node:test";
+import assert from "node:assert/strict";
+import { launch, openApp } from "../harness.mjs";
+
+let browser;
+before(async () => {
+  browser = await launch();
+});
+after(async () => {
+  await browser?.close();
+});
+
+async function resumePast(app) {
+  await app.page.getByRole("button", { name: "Approval gate asks for ls -la" }).click();
+  await app.page.getByText("Fixed: the gate now judges the program").waitFor();
+}
+
+test("resume a past session; its history renders with the diff", async () => {
+  const app = await openApp(browser);
+  const { page } = app;
+  await resumePast(app);
+  await page.getByRole("article", { name: "Tool call edit_file: completed" }).getByRole("region", { name: "Changes to crates/engine/src/approval.rs" }).waitFor();
+  await page.getByRole("heading", { name: "Approval gate asks for ls -la" }).waitFor();
+  await app.shot("11-resumed-session");
+  assert.deepEqual(await app.violations(), []);
+  await app.context.close();
+});
+
+test("inspector: request body tree with search, raw SSE with times, events, copy as curl", async () => {
+  const app = await openApp(browser);
+  const { page } = app;
+  await resumePast(app);
+  await page.keyboard.press("Control+i");
+  const inspector = page.getByRole("complementary", { name: "Inspector" });
+  await inspector.waitFor();
+  await inspector.getByRole("row", { name: /main/ }).first().click();
+  await inspector.getByText("https://api.deepseek.com/v1/chat/completions").waitFor();
+  await inspector.getByText("[REDACTED]").first().waitFor();
+  const tree = inspector.locator(".json-view");
+  await tree.getByText('"deepseek-chat"').first().waitFor();
+  await inspector.getByRole("searchbox", { name: "Search request body" }).fill("untrusted");
+  await inspector.getByRole("status").getByText(/match/).waitFor();
+  await app.shot("12-inspector-request");
+  assert.ok((await tree.locator("mark").count()) >= 1, "matches are marked");
+  await app.shot("12-inspector-request");
+
+  await inspector.getByRole("tab", { name: "Response" }).click();
+  const chunks = inspector.getByRole("list", { name: "Response chunks" });
+  await chunks.getByText(/^\+\d+ ms$/).first().waitFor();
+  await chunks.getByText(/data: \[DONE\]/).waitFor();
+  await app.shot("13-inspector-response");
+
+  await inspector.getByRole("tab", { name: "Events" }).click();
+  await inspector.getByRole("list", { name: "Decoded events" }).getByText("completed", { exact: true }).waitFor();
+
+  await inspector.getByRole("button", { name: "Copy as curl" }).click();
+  await page.getByText("Copied as curl").waitFor();
+  const clip = await page.evaluate(() => navigator.clipboard.readText());
+  assert.match(clip, /^curl /);
+  assert.match(clip, /\$TACK_API_KEY/);
+  assert.doesNotMatch(clip, /REDACTED|sk-/);
+  assert.deepEqual(await app.violations(), []);
+  await app.context.close();
+});
+
+test("settings: a key is set write-only and shown only as its last four", async () => {
+  const app = await openApp(browser);
+  const { page } = app;
+  const secret = "sk-live-9c1f0e7d5b3a2468ZQ42";
+  await page.getByRole("button", { name: "Settings", exact: true }).click();
+  await page.getByRole("button", { name: /Anthropic/ }).click();
+  await page.getByTestId("key-status").getByText("not set").waitFor();
+  await page.getByLabel("Set key").fill(secret);
+  await page.getByRole("button", { name: "Save key" }).click();
+  await page.getByTestId("key-status").getByText("key set ••••ZQ42 (in keychain)").waitFor();
+  assert.equal(await page.getByLabel("Replace key").inputValue(), "");
+  const html = await page.content();
+  assert.ok(!html.includes(secret) && !html.includes("9c1f0e7d"), "the key is not in the page");
+  const calls = await app.calls("set_provider_key");
+  assert.deepEqual(calls[0].args, { id: "anthropic", key: secret });
+  await app.shot("14-settings-key");
+  assert.deepEqual(await app.violations(), []);
+  await app.context.close();
+});
+
+test("settings without a keychain explain the environment variable", async () => {
+  const app = await openApp(browser, { config: { keychainAvailable: false } });
+  const { page } = app;
+  await page.getByRole("button", { name: "Settings", exact: true }).click();
+  await page.getByText("No system keychain.").waitFor();
+  await page.getByRole("note").filter({ hasText: "DEEPSEEK_API_KEY" }).waitFor();
+  assert.equal(await page.getByLabel("Set key").count(), 0);
+  await app.shot("15-settings-no-keychain");
+  await app.context.close();
+});
+
+test("rename, export and delete a session from the sidebar", async () => {
+  const app = await openApp(browser);
+  const { page } = app;
+  const item = page.getByRole("listitem").filter({ hasText: "Approval gate asks for ls -la" });
+  await item.hover();
+  await item.getByRole("button", { name: /^Rename/ }).click();
+  const field = page.getByRole("textbox", { name: "Session title" });
+  await field.fill("ls -la approval fix");
+  await field.press("Enter");
+  await page.getByRole("button", { name: /^ls -la approval fix/ }).waitFor();
+  assert.deepEqual((await app.calls("rename_session"))[0].args, { sessionId: "ses-past-approval", title: "ls -la approval fix" });
+
+  const renamed = page.getByRole("listitem").filter({ hasText: "ls -la approval fix" });
+  await renamed.hover();
+  await renamed.getByRole("button", { name: /^Export/ }).click();
+  await renamed.getByRole("button", { name: "Markdown" }).click();
+  await page.getByText("/home/dev/Documents/ses-past-approval.md").waitFor();
+
+  await renamed.hover();
+  await renamed.getByRole("button", { name: /^Delete/ }).click();
+  const confirm = page.getByRole("alertdialog", { name: "Delete this session?" });
+  await confirm.waitFor();
+  await app.shot("16-confirm-delete");
+  await confirm.getByRole("button", { name: "Delete" }).click();
+  await page.getByText("No sessions in this folder yet.").waitFor();
+  assert.equal((await app.calls("delete_session")).length, 1);
+  await app.context.close();
+});
+
+test("approval policy never shows a red badge; dark theme follows the system", async () => {
+  const app = await openApp(browser, { colorScheme: "dark", config: { turns: ["file-edit"] } });
+  const { page } = app;
+  await page.getByText("Never ask").click();
+  await page.getByRole("button", { name: "Start session" }).click();
+  const badge = page.getByRole("status").filter({ hasText: "approval: never" });
+  await badge.waitFor();
+  const color = await badge.evaluate((el) => getComputedStyle(el).backgroundColor);
+  assert.equal(color, "rgb(212, 42, 42)");
+  const box = page.getByRole("textbox", { name: "Message to the agent" });
+  await box.fill("Make the retry delay honour Retry-After");
+  await box.press("Enter");
+  await page.getByRole("alertdialog").getByRole("button", { name: /Approve once/ }).and(page.locator(":enabled")).click();
+  await page.getByText("Callers pass").waitFor();
+  await page.keyboard.press("Control+i");
+  await page.getByRole("complementary", { name: "Inspector" }).getByRole("row", { name: /main/ }).first().click();
+  await page.getByRole("complementary", { name: "Inspector" }).locator(".json-view").waitFor();
+  await app.shot("17-dark-never-inspector");
+  assert.deepEqual(await app.violations(), []);
+  await app.context.close();
+});
