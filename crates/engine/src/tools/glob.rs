@@ -127,7 +127,7 @@ fn split_absolute(pattern: &str, path: Option<&str>) -> (String, String) {
 }
 
 /// Whether some component of the pattern starts with a dot (`.github/**`, `**/.env`).
-fn names_hidden(pattern: &str) -> bool {
+pub(crate) fn names_hidden(pattern: &str) -> bool {
     pattern
         .split('/')
         .any(|c| c.starts_with('.') && c != "." && c != "..")

@@ -22,7 +22,8 @@ pub const MAX_LINE_CHARS: usize = 500;
 ///
 /// Output follows ripgrep: `path:line:text` for matching lines, `path-line-text` for context
 /// lines, `--` between separate groups; paths are relative to the workspace when inside it.
-/// Files are searched in path order; ignored, hidden and binary files are skipped.
+/// Files are searched in path order; ignored and binary files are skipped, and so are hidden
+/// ones unless `glob` names a hidden path.
 pub struct GrepTool {
     args: ArgsSchema,
 }
@@ -116,6 +117,7 @@ impl ToolHandler for GrepTool {
             action: ToolAction::Read {
                 paths: vec![root.clone()],
             },
+            include_hidden: args.glob.as_deref().is_some_and(super::glob::names_hidden),
             root,
             matcher,
             overrides,
@@ -130,6 +132,8 @@ struct PreparedGrep {
     root: PathBuf,
     matcher: RegexMatcher,
     overrides: Option<ignore::overrides::Override>,
+    /// The glob names a hidden path (`.github/**`), so hidden files are searched.
+    include_hidden: bool,
     context: usize,
     max_results: usize,
 }
@@ -207,7 +211,7 @@ fn search(call: &PreparedGrep, ctx: &ToolContext) -> ToolOutput {
         return ToolOutput::error(format!("{} does not exist.", call.root.display()));
     }
     let workspace = paths::workspace_root(&ctx.workspace);
-    let mut builder = super::search::walker(&call.root, true);
+    let mut builder = super::search::walker(&call.root, !call.include_hidden);
     builder.sort_by_file_path(|a, b| a.cmp(b));
     if let Some(overrides) = &call.overrides {
         builder.overrides(overrides.clone());

@@ -16,7 +16,7 @@
 // model-readable output, and it is a cold path, so its size does not matter.
 #![allow(clippy::result_large_err)]
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::Arc;
 
 mod apply_patch;
@@ -110,14 +110,19 @@ impl ToolContext {
         }
     }
 
-    /// Resolves a path argument against the workspace.
+    /// Resolves a path argument the way every tool reports paths: relative to the workspace
+    /// (`~/` to the home directory), absolute, with `..` and symlinks resolved — a
+    /// not-yet-existing file through its deepest existing ancestor, a dangling symlink through
+    /// its target. A link inside the workspace that points outside resolves to the outside
+    /// path.
     pub fn resolve(&self, path: &str) -> PathBuf {
-        let p = Path::new(path);
-        if p.is_absolute() {
-            p.to_path_buf()
-        } else {
-            self.workspace.join(p)
-        }
+        paths::resolve(&self.workspace, path)
+    }
+
+    /// The workspace with symlinks resolved. Paths in a [`ToolAction`] are resolved, so an
+    /// inside/outside check should compare them against this, not against `workspace`.
+    pub fn workspace_root(&self) -> PathBuf {
+        paths::workspace_root(&self.workspace)
     }
 }
 
