@@ -146,10 +146,15 @@ async fn chunks_stream_before_the_command_exits() {
     // The command prints, then blocks until the test has seen the chunk and created `go`.
     let (seen_tx, seen_rx) = tokio::sync::oneshot::channel::<String>();
     let seen_tx = Mutex::new(Some(seen_tx));
+    let so_far = Mutex::new(String::new());
     let mut c = ctx(dir.path());
     c.output = Arc::new(move |chunk: &str| {
-        if let Some(tx) = seen_tx.lock().unwrap().take() {
-            let _ = tx.send(chunk.to_string());
+        let mut text = so_far.lock().unwrap();
+        text.push_str(chunk);
+        if text.contains("started\n")
+            && let Some(tx) = seen_tx.lock().unwrap().take()
+        {
+            let _ = tx.send(text.clone());
         }
     });
     let go = dir.path().join("go");
@@ -161,8 +166,8 @@ async fn chunks_stream_before_the_command_exits() {
         let c = c.clone();
         async move { run(&c, json!({"command": command})).await }
     });
-    let first = seen_rx.await.unwrap();
-    assert_eq!(first, "started\n");
+    let streamed = seen_rx.await.unwrap();
+    assert!(streamed.ends_with("started\n"), "{streamed:?}");
     assert!(!task.is_finished());
     std::fs::write(&go, "").unwrap();
     let out = task.await.unwrap();
