@@ -50,8 +50,8 @@ pub(crate) fn run(wire: Wire, harness: Option<String>, tools: Option<PathBuf>) -
     let mut out = std::io::stdout().lock();
     let mut failed = false;
     let mut post_out: Vec<StreamEvent> = Vec::new();
-    let mut emit = |ev: &StreamEvent, out: &mut std::io::StdoutLock<'_>| {
-        if let Some(line) = tack_wire::neutral::event_line(ev) {
+    let emit = |ev: &StreamEvent, out: &mut std::io::StdoutLock<'_>| {
+        if let Some(line) = tack_wire::neutral::to_neutral(&Ok(ev.clone())) {
             let _ = writeln!(out, "{line}");
         }
     };
@@ -68,7 +68,9 @@ pub(crate) fn run(wire: Wire, harness: Option<String>, tools: Option<PathBuf>) -
             },
             Err(e) => {
                 failed = true;
-                let _ = writeln!(out, "{}", tack_wire::neutral::error_line(&e));
+                if let Some(line) = tack_wire::neutral::to_neutral(&Err(e)) {
+                    let _ = writeln!(out, "{line}");
+                }
             }
         }
     }

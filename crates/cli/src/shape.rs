@@ -1,5 +1,6 @@
 //! `tack shape`: the exact HTTP request a fresh prompt or a saved session would produce.
 
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -99,7 +100,10 @@ pub(crate) fn run(
         "headers": headers,
         "body": body,
     });
-    println!("{}", serde_json::to_string_pretty(&out).map_err(|e| e.to_string())?);
+    let text = serde_json::to_string_pretty(&out).map_err(|e| e.to_string())?;
+    let mut stdout = std::io::stdout().lock();
+    // A closed pipe (`| head`) is not an error worth a panic.
+    let _ = writeln!(stdout, "{text}");
     Ok(ExitCode::SUCCESS)
 }
 

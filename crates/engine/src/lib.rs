@@ -5,16 +5,17 @@
 //! [`tack_protocol::EngineEvent`]s from the channel it returns. Everything a session does is
 //! appended to its log ([`log`]) as it happens.
 
-// Enabled once command_safety::classify lands (parallel work):
-// pub mod approval;
+pub mod approval;
 pub mod command_safety;
 pub mod config;
 pub mod context;
 pub mod diagnostics;
 pub mod export;
 pub mod log;
-// pub mod resolve;
+pub mod resolve;
 pub mod secrets;
-// pub mod session;
+pub mod session;
 pub mod tools;
-// mod turn;
+mod turn;
+
+pub use turn::{DEFAULT_TOOL_TIMEOUT_MS, MAX_STEPS, MAX_TOOL_OUTPUT_BYTES};
