@@ -18,4 +18,4 @@ pub mod session;
 pub mod tools;
 mod turn;
 
-pub use turn::{DEFAULT_TOOL_TIMEOUT_MS, MAX_STEPS, MAX_TOOL_OUTPUT_BYTES};
+pub use turn::{DEFAULT_TOOL_TIMEOUT_MS, MAX_CORRECTIONS, MAX_STEPS, MAX_TOOL_OUTPUT_BYTES};

@@ -367,6 +367,9 @@ impl Session {
             self.inner.running.send_replace(false);
             return Err(e);
         }
+        self.emit(EngineEvent::TurnStarted {
+            turn_id: turn_id.clone(),
+        });
         let item = self.new_user_item(text);
         if let Err(e) = self.record(Some(&turn_id), item) {
             lock(&self.inner.state).turn = None;

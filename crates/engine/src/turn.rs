@@ -38,6 +38,18 @@ pub const MAX_TOOL_OUTPUT_BYTES: usize = 30 * 1024;
 /// Default command time limit.
 pub const DEFAULT_TOOL_TIMEOUT_MS: u64 = 120_000;
 
+/// Most consecutive samplings answered only by an injected message (a text-protocol harness's
+/// format correction, say) before the turn fails instead of sampling again.
+pub const MAX_CORRECTIONS: u32 = 3;
+
+/// What one sampling request produced that the loop acts on.
+struct Sampled {
+    /// Recorded tool calls, in model order.
+    calls: Vec<Item>,
+    /// A postprocess injected a user message (correction, confirmation): sample again.
+    injected: bool,
+}
+
 enum Outcome {
     Completed,
     Interrupted,
@@ -49,9 +61,6 @@ enum Outcome {
 pub(crate) async fn run(session: Session, turn_id: String, cancel: CancellationToken) {
     let span = tracing::info_span!("turn", session = %session.id(), turn = %turn_id);
     async {
-        session.emit(EngineEvent::TurnStarted {
-            turn_id: turn_id.clone(),
-        });
         let mut usage = Usage::default();
         let outcome = steps(&session, &turn_id, &cancel, &mut usage).await;
         let (status, event) = match outcome {
@@ -141,6 +150,7 @@ async fn steps(
             Environment::default()
         }
     };
+    let mut corrections = 0;
     for step in 0..MAX_STEPS {
         if cancel.is_cancelled() {
             return Outcome::Interrupted;
@@ -168,10 +178,26 @@ async fn steps(
             }
         };
         let advertised: Vec<String> = shaped.request.tools.iter().map(|t| t.name.clone()).collect();
-        let calls = match sample(session, turn_id, shaped, cancel, usage).await {
-            Ok(calls) => calls,
+        let Sampled { calls, injected } = match sample(session, turn_id, shaped, cancel, usage).await {
+            Ok(s) => s,
             Err(outcome) => return outcome,
         };
+        if calls.is_empty() && injected {
+            corrections += 1;
+            if corrections > MAX_CORRECTIONS {
+                return Outcome::Failed(
+                    ModelError::new(
+                        ErrorKind::FormatError,
+                        format!(
+                            "the model's reply still had no usable action after {MAX_CORRECTIONS} corrections"
+                        ),
+                    )
+                    .with_hint("Try a stronger model, or a harness with native tool calls."),
+                );
+            }
+            continue;
+        }
+        corrections = 0;
         if calls.is_empty() && !session.has_queued() {
             return Outcome::Completed;
         }
@@ -222,15 +248,14 @@ fn build_prompt(session: &Session, env: &Environment, turn_id: &str, step: u32) 
     }
 }
 
-/// Sends one sampling request (after any extra requests) and consumes its stream. Returns
-/// the recorded tool calls.
+/// Sends one sampling request (after any extra requests) and consumes its stream.
 async fn sample(
     session: &Session,
     turn_id: &str,
     shaped: Shaped,
     cancel: &CancellationToken,
     usage: &mut Usage,
-) -> Result<Vec<Item>, Outcome> {
+) -> Result<Sampled, Outcome> {
     let Shaped {
         request,
         tool_kinds,
@@ -334,7 +359,10 @@ async fn sample(
     };
     let mut stream = opened.map_err(|e| Outcome::Failed(with_hint(e)))?;
 
-    let mut calls = Vec::new();
+    let mut sampled = Sampled {
+        calls: Vec::new(),
+        injected: false,
+    };
     let mut completed = false;
     let mut buffer = Vec::new();
     loop {
@@ -353,14 +381,14 @@ async fn sample(
             None => buffer.push(event),
         }
         for event in buffer.drain(..) {
-            handle_event(session, turn_id, &origin, event, &mut calls, &mut completed, usage)
+            handle_event(session, turn_id, &origin, event, &mut sampled, &mut completed, usage)
                 .map_err(|e| Outcome::Failed(log_error(e)))?;
         }
     }
     if let Some(p) = postprocess.as_mut() {
         p.finish(&mut buffer);
         for event in buffer.drain(..) {
-            handle_event(session, turn_id, &origin, event, &mut calls, &mut completed, usage)
+            handle_event(session, turn_id, &origin, event, &mut sampled, &mut completed, usage)
                 .map_err(|e| Outcome::Failed(log_error(e)))?;
         }
     }
@@ -370,7 +398,7 @@ async fn sample(
             "the response ended without a completion event",
         )));
     }
-    Ok(calls)
+    Ok(sampled)
 }
 
 fn handle_event(
@@ -378,7 +406,7 @@ fn handle_event(
     turn_id: &str,
     origin: &ReasoningOrigin,
     event: StreamEvent,
-    calls: &mut Vec<Item>,
+    sampled: &mut Sampled,
     completed: &mut bool,
     usage: &mut Usage,
 ) -> Result<(), crate::session::EngineError> {
@@ -408,7 +436,9 @@ fn handle_event(
             }
             let recorded = session.record(Some(turn_id), item)?;
             if recorded.is_tool_call() {
-                calls.push(recorded);
+                sampled.calls.push(recorded);
+            } else if matches!(&recorded, Item::Message(m) if m.role == tack_protocol::Role::User) {
+                sampled.injected = true;
             }
         }
         StreamEvent::Usage { usage: u } => usage.add(&u),

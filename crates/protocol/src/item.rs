@@ -62,6 +62,7 @@ impl Item {
             id: id.into(),
             role,
             content: vec![ContentPart::Text { text: text.into() }],
+            injected_by: None,
         })
     }
 }
@@ -94,6 +95,12 @@ pub struct MessageItem {
     pub role: Role,
     /// Ordered content parts.
     pub content: Vec<ContentPart>,
+    /// Set when Tack wrote this message on the user's behalf rather than a person or the
+    /// model: the harness or engine rule that produced it, e.g. `format_correction`,
+    /// `submit_confirmation`. Shown as a labelled item in the UI; sent to the model like any
+    /// user message.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub injected_by: Option<String>,
 }
 
 impl MessageItem {
