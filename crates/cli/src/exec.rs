@@ -76,6 +76,9 @@ pub(crate) async fn run(args: ExecArgs) -> Result<ExitCode, String> {
         );
     }
     let approval = resolved.options.approval;
+    let interactive = std::io::stdin().is_terminal();
+    let mut resolved = resolved;
+    resolved.options.interactive = interactive;
 
     let (session, mut events) = match &resume_path {
         Some(p) => Session::resume(engine.clone(), p, resolved.options),
@@ -99,7 +102,6 @@ pub(crate) async fn run(args: ExecArgs) -> Result<ExitCode, String> {
     };
     session.submit(task).map_err(|e| e.to_string())?;
 
-    let interactive = std::io::stdin().is_terminal();
     let mut interrupted_once = false;
     loop {
         tokio::select! {
@@ -110,6 +112,15 @@ pub(crate) async fn run(args: ExecArgs) -> Result<ExitCode, String> {
                     EngineEvent::ApprovalRequested { request, .. } => {
                         let decision = decide(request, interactive, approval).await;
                         if let Err(e) = session.decide(&request.id, decision) {
+                            eprintln!("tack: {e}");
+                        }
+                    }
+                    EngineEvent::QuestionAsked { request, .. } => {
+                        let request = request.clone();
+                        let answers = tokio::task::spawn_blocking(move || ask_questions(&request.questions))
+                            .await
+                            .unwrap_or(None);
+                        if let Err(e) = session.answer(&request_id(&ev), answers) {
                             eprintln!("tack: {e}");
                         }
                     }
@@ -184,6 +195,43 @@ fn ask_on_terminal(request: &ApprovalRequest) -> ApprovalDecision {
             }
         }
     }
+}
+
+fn request_id(ev: &EngineEvent) -> String {
+    match ev {
+        EngineEvent::QuestionAsked { request, .. } => request.id.clone(),
+        _ => String::new(),
+    }
+}
+
+/// Asks questions on the terminal; an empty line for every question counts as dismissing.
+fn ask_questions(questions: &[tack_protocol::Question]) -> Option<Vec<tack_protocol::QuestionAnswer>> {
+    let mut err = std::io::stderr().lock();
+    let mut answers = Vec::new();
+    for q in questions {
+        let _ = writeln!(err, "\n── question: {}", q.question);
+        for (i, o) in q.options.iter().enumerate() {
+            let _ = writeln!(err, "   {}. {}{}", i + 1, o.label, o.description.as_deref().map(|d| format!(" — {d}")).unwrap_or_default());
+        }
+        let _ = write!(err, "   answer (number{} or text) > ", if q.multi_select { "s separated by commas" } else { "" });
+        let _ = err.flush();
+        let mut line = String::new();
+        if std::io::stdin().lock().read_line(&mut line).is_err() {
+            return None;
+        }
+        let picked: Vec<String> = line
+            .trim()
+            .split(',')
+            .map(str::trim)
+            .filter(|s| !s.is_empty())
+            .map(|s| match s.parse::<usize>() {
+                Ok(n) if n >= 1 && n <= q.options.len() => q.options[n - 1].label.clone(),
+                _ => s.to_string(),
+            })
+            .collect();
+        answers.push(tack_protocol::QuestionAnswer { question: q.question.clone(), answers: picked });
+    }
+    if answers.iter().all(|a| a.answers.is_empty()) { None } else { Some(answers) }
 }
 
 /// A session log path, or a session id under the sessions folder.

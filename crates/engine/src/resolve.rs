@@ -127,6 +127,7 @@ pub fn resolve(
                 .unwrap_or_default(),
             instructions,
             api_key,
+            interactive: true,
         },
         harness_source,
         key_source,

@@ -15,8 +15,8 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use tack_harness::{Registry, Route};
 use tack_harness::prompts::PromptStore;
 use tack_protocol::{
-    ApprovalDecision, ApprovalPolicy, EngineEvent, Exchange, Item, ModelError, Role,
-    SessionSettings, ToolOutput, ToolOutputItem,
+    ApprovalDecision, ApprovalPolicy, EngineEvent, Exchange, Item, ModelError, QuestionAnswer,
+    Role, SessionSettings, ToolOutput, ToolOutputItem,
 };
 use tack_wire::client::{ClientConfig, ModelClient};
 use tokio::sync::{mpsc, oneshot, watch};
@@ -82,6 +82,9 @@ pub struct SessionOptions {
     pub instructions: Option<String>,
     /// The provider key, if it needs one. Never persisted.
     pub api_key: Option<ApiKey>,
+    /// Someone can answer questions (`ask_user`); headless runs set `false` so the model is
+    /// told to decide on its own instead of waiting.
+    pub interactive: bool,
 }
 
 impl SessionOptions {
@@ -115,7 +118,7 @@ pub enum EngineError {
     Workspace(PathBuf),
     /// No approval with that id is pending.
     #[error("no pending approval `{0}` (it may have been decided or the turn ended)")]
-    NoSuchApproval(String),
+    NotPending(String),
     /// A new session needs text.
     #[error("empty input")]
     EmptyInput,
@@ -159,6 +162,7 @@ pub(crate) struct State {
     pub(crate) turn: Option<RunningTurn>,
     pub(crate) queued: Vec<String>,
     pub(crate) approvals: HashMap<String, oneshot::Sender<ApprovalDecision>>,
+    pub(crate) questions: HashMap<String, oneshot::Sender<Option<Vec<QuestionAnswer>>>>,
     pub(crate) approved: SessionApprovals,
     pub(crate) ids: HashSet<String>,
     pub(crate) call_ids: HashSet<String>,
@@ -275,6 +279,7 @@ impl Session {
                 turn: None,
                 queued: Vec::new(),
                 approvals: HashMap::new(),
+                questions: HashMap::new(),
                 approved: SessionApprovals::default(),
                 ids,
                 call_ids,
@@ -395,14 +400,27 @@ impl Session {
     /// Answers a pending approval.
     ///
     /// # Errors
-    /// [`EngineError::NoSuchApproval`] if it is not pending.
+    /// [`EngineError::NotPending`] if it is not pending.
     pub fn decide(&self, approval_id: &str, decision: ApprovalDecision) -> Result<(), EngineError> {
         let tx = lock(&self.inner.state)
             .approvals
             .remove(approval_id)
-            .ok_or_else(|| EngineError::NoSuchApproval(approval_id.to_string()))?;
+            .ok_or_else(|| EngineError::NotPending(approval_id.to_string()))?;
         tx.send(decision)
-            .map_err(|_| EngineError::NoSuchApproval(approval_id.to_string()))
+            .map_err(|_| EngineError::NotPending(approval_id.to_string()))
+    }
+
+    /// Answers pending questions (`None`: the user dismissed them).
+    ///
+    /// # Errors
+    /// [`EngineError::NotPending`] if no such question is pending.
+    pub fn answer(&self, question_id: &str, answers: Option<Vec<QuestionAnswer>>) -> Result<(), EngineError> {
+        let tx = lock(&self.inner.state)
+            .questions
+            .remove(question_id)
+            .ok_or_else(|| EngineError::NotPending(question_id.to_string()))?;
+        tx.send(answers)
+            .map_err(|_| EngineError::NotPending(question_id.to_string()))
     }
 
     /// Waits until no turn is running.

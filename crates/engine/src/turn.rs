@@ -527,7 +527,14 @@ async fn execute(
         cancel: cancel.child_token(),
         max_output_bytes: MAX_TOOL_OUTPUT_BYTES,
         default_timeout_ms: DEFAULT_TOOL_TIMEOUT_MS,
+        questions: opts.interactive.then(|| {
+            Arc::new(SessionQuestions {
+                session: session.clone(),
+                turn_id: turn_id.to_string(),
+            }) as crate::tools::QuestionChannel
+        }),
     };
+    let workspace_root = ctx.workspace_root();
     let prepared = match handler.prepare(bound.input, &ctx) {
         Ok(p) => p,
         Err(output) => return record_output(output),
@@ -535,7 +542,7 @@ async fn execute(
 
     let verdict = {
         let state = lock(&session.inner.state);
-        approval::assess(opts.approval, prepared.action(), &opts.cwd, &state.approved)
+        approval::assess(opts.approval, prepared.action(), &workspace_root, &state.approved)
     };
     if let Verdict::Ask {
         action,
@@ -617,4 +624,31 @@ async fn execute(
         return Err(Outcome::Interrupted);
     }
     Ok(())
+}
+
+/// Questions go to the front end as `QuestionAsked` events; [`Session::answer`] replies.
+struct SessionQuestions {
+    session: Session,
+    turn_id: String,
+}
+
+impl crate::tools::UserQuestions for SessionQuestions {
+    fn ask(
+        &self,
+        call_id: &str,
+        questions: Vec<tack_protocol::Question>,
+    ) -> futures::future::BoxFuture<'static, Option<Vec<tack_protocol::QuestionAnswer>>> {
+        let id = self.session.new_id("question");
+        let (tx, rx) = tokio::sync::oneshot::channel();
+        lock(&self.session.inner.state).questions.insert(id.clone(), tx);
+        self.session.emit(EngineEvent::QuestionAsked {
+            turn_id: self.turn_id.clone(),
+            request: tack_protocol::QuestionRequest {
+                id,
+                call_id: call_id.to_string(),
+                questions,
+            },
+        });
+        Box::pin(async move { rx.await.ok().flatten() })
+    }
 }

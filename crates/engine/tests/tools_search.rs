@@ -253,7 +253,9 @@ fn the_builtin_set_has_every_tool_once() {
             "apply_patch",
             "list_dir",
             "glob",
-            "grep"
+            "grep",
+            "todo_write",
+            "ask_user"
         ]
     );
     for name in set.names() {

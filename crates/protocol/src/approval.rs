@@ -121,3 +121,54 @@ pub enum ApprovalDecision {
     /// Don't run it and stop the turn.
     AbortTurn,
 }
+
+/// Questions a tool call asks the user (claude-code `AskUserQuestion`, qwen-code
+/// `ask_user_question`, …), shown in a dialog.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+pub struct QuestionRequest {
+    /// Id to answer with.
+    pub id: String,
+    /// The tool call asking.
+    pub call_id: String,
+    /// One to four questions.
+    pub questions: Vec<Question>,
+}
+
+/// One question.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+pub struct Question {
+    /// The question.
+    pub question: String,
+    /// A short label (chip) for it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub header: Option<String>,
+    /// Offered answers; the user may also type their own.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub options: Vec<QuestionOption>,
+    /// Several options may be chosen.
+    #[serde(default)]
+    pub multi_select: bool,
+}
+
+/// An offered answer.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+pub struct QuestionOption {
+    /// The answer.
+    pub label: String,
+    /// What choosing it means.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+}
+
+/// The user's answer to one question.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+pub struct QuestionAnswer {
+    /// The question answered (its text).
+    pub question: String,
+    /// Chosen option labels and/or typed text.
+    pub answers: Vec<String>,
+}

@@ -1,8 +1,8 @@
 use serde::{Deserialize, Serialize};
 
 use crate::{
-    ApprovalDecision, ApprovalPolicy, ApprovalRequest, ExchangeSummary, Item, ModelError, Usage,
-    Wire,
+    ApprovalDecision, ApprovalPolicy, ApprovalRequest, ExchangeSummary, Item, ModelError,
+    QuestionRequest, Usage, Wire,
 };
 
 /// One step of a decoded model response, the same for every wire.
@@ -161,6 +161,13 @@ pub enum EngineEvent {
         turn_id: String,
         /// What to decide.
         request: ApprovalRequest,
+    },
+    /// A tool call asks the user questions; answer with the request id.
+    QuestionAsked {
+        /// Turn id.
+        turn_id: String,
+        /// The questions.
+        request: QuestionRequest,
     },
     /// A decision was taken (by the user or by a remembered rule).
     ApprovalResolved {

@@ -21,6 +21,7 @@ use std::sync::Arc;
 
 mod apply_patch;
 mod args;
+pub mod ask_user;
 mod capture;
 mod edit;
 mod file_change;
@@ -31,15 +32,18 @@ mod paths;
 mod read_file;
 mod search;
 mod shell;
+mod todo;
 mod write_file;
 
 pub use apply_patch::ApplyPatchTool;
+pub use ask_user::{AskUserTool, QuestionChannel, UserQuestions};
 pub use edit::EditTool;
 pub use glob::GlobTool;
 pub use grep::GrepTool;
 pub use list_dir::ListDirTool;
 pub use read_file::ReadFileTool;
 pub use shell::ShellTool;
+pub use todo::TodoWriteTool;
 pub use write_file::WriteFileTool;
 
 use futures::future::BoxFuture;
@@ -95,6 +99,8 @@ pub struct ToolContext {
     pub max_output_bytes: usize,
     /// Default time limit for commands, in milliseconds.
     pub default_timeout_ms: u64,
+    /// Who can answer `ask_user` questions; `None` when nobody can (headless runs).
+    pub questions: Option<ask_user::QuestionChannel>,
 }
 
 impl ToolContext {
@@ -107,6 +113,7 @@ impl ToolContext {
             cancel: CancellationToken::new(),
             max_output_bytes: 30 * 1024,
             default_timeout_ms: 120_000,
+            questions: None,
         }
     }
 
@@ -164,6 +171,8 @@ pub fn builtin_tools() -> Vec<Arc<dyn ToolHandler>> {
         Arc::new(ListDirTool::new()),
         Arc::new(GlobTool::new()),
         Arc::new(GrepTool::new()),
+        Arc::new(TodoWriteTool::new()),
+        Arc::new(AskUserTool::new()),
     ]
 }
 
