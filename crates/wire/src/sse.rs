@@ -70,16 +70,37 @@ impl SseFramer {
     /// Frames `bytes` (the next piece of the body), calling `on_frame` for every frame that
     /// completes.
     pub fn push(&mut self, bytes: &[u8], on_frame: &mut impl FnMut(Frame<'_>)) {
-        if self.tail.is_empty() {
-            let consumed = self.scan(bytes, false, on_frame);
-            self.tail.extend_from_slice(&bytes[consumed..]);
-        } else {
-            let mut buf = std::mem::take(&mut self.tail);
-            buf.extend_from_slice(bytes);
-            let consumed = self.scan(&buf, false, on_frame);
-            buf.drain(..consumed);
-            self.tail = buf;
+        let mut rest = bytes;
+        if !self.tail.is_empty() {
+            // Complete the line left over from the previous push, then go on scanning the new
+            // bytes where they are: only that one line is copied, not the whole push.
+            let Some(end) = memchr2(b'\n', b'\r', rest) else {
+                self.tail.extend_from_slice(rest);
+                return;
+            };
+            let end = if rest[end] == b'\r' && rest.get(end + 1) == Some(&b'\n') {
+                end + 2
+            } else {
+                end + 1
+            };
+            let mut line = std::mem::take(&mut self.tail);
+            line.extend_from_slice(&rest[..end]);
+            let consumed = self.scan(&line, false, on_frame);
+            // Rare: a BOM prefix still undecided leaves bytes unconsumed.
+            line.drain(..consumed);
+            if !line.is_empty() {
+                line.extend_from_slice(&rest[end..]);
+                let consumed = self.scan(&line, false, on_frame);
+                line.drain(..consumed);
+                self.tail = line;
+                return;
+            }
+            line.clear();
+            self.tail = line;
+            rest = &rest[end..];
         }
+        let consumed = self.scan(rest, false, on_frame);
+        self.tail.extend_from_slice(&rest[consumed..]);
     }
 
     /// Ends the stream: a last line without a line end is taken as complete, and a frame still

@@ -1,5 +1,7 @@
 //! Conformance: every recorded real Chat stream in `../shared/fixtures/wire/chat/` decodes to
 //! the pinned neutral event lines, whatever the chunking.
+// Test code: a failed unwrap is a failed test.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod support;
 

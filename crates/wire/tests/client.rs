@@ -1,5 +1,7 @@
 //! The client against a real HTTP server on 127.0.0.1: statuses, retries, truncation,
 //! cancellation, the non-streaming fallback, and exchange records that never hold the key.
+// Test code: a failed unwrap is a failed test.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod support;
 

@@ -1,6 +1,8 @@
 //! Chat stream decoding: our own small fixtures for the edge cases, the rules for tool kinds,
 //! truncation and ids, and chunking invariance over every fixture (ours and the shared real
 //! captures).
+// Test code: a failed unwrap is a failed test.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod support;
 

@@ -1,4 +1,6 @@
 //! Golden Chat request bodies rendered from a ShapedRequest.
+// Test code: a failed unwrap is a failed test.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use serde_json::{Map, Value, json};
 use tack_protocol::{ToolKind, ToolSpec, Wire};

@@ -48,7 +48,7 @@ use tack_protocol::{
 
 use super::StreamDecoder;
 use super::chat_schema::{Chunk, Content, CustomArguments, Delta, ToolCallFragment, WireUsage};
-use crate::errors::{classify_stream_error, classify_stream_error_bytes};
+use crate::errors::classify_stream_error_bytes;
 use crate::sse::{Frame, SseFramer};
 use crate::tool_kinds::ToolKinds;
 
@@ -200,7 +200,12 @@ impl ChatState {
             self.end(true, out);
             return;
         }
-        match serde_json::from_slice::<Chunk<'_>>(data) {
+        // Validating the frame's UTF-8 once is cheaper than serde_json checking every string.
+        let parsed = match std::str::from_utf8(data) {
+            Ok(text) => serde_json::from_str::<Chunk<'_>>(text),
+            Err(_) => serde_json::from_slice::<Chunk<'_>>(data),
+        };
+        match parsed {
             Ok(chunk) => self.chunk(chunk, out),
             Err(_) if frame.at_eof => self.fail(
                 ModelError::new(
@@ -226,18 +231,15 @@ impl ChatState {
         if let Some(usage) = &chunk.usage {
             self.usage = Some(map_usage(usage));
         }
-        if let Some(error) = chunk.error.as_ref().filter(|e| !e.is_null()) {
+        if let Some(error) = chunk.error.filter(|e| e.get() != "null") {
             if let Some(usage) = self.usage.take() {
                 out.push(Ok(StreamEvent::Usage { usage }));
             }
-            self.fail(classify_stream_error(error), out);
+            self.fail(classify_stream_error_bytes(error.get().as_bytes()), out);
             return;
         }
-        for choice in chunk.choices.into_iter().flatten() {
-            if choice.index.is_some_and(|i| i.0 != 0) {
-                continue;
-            }
-            if let Some(delta) = choice.delta.or(choice.message) {
+        if let Some(choice) = chunk.choices.0 {
+            if let Some(delta) = choice.delta {
                 self.delta(delta, out);
             }
             if let Some(reason) = choice.finish_reason.non_empty() {

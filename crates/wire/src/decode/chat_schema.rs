@@ -18,6 +18,7 @@ use std::fmt;
 use serde::de::{self, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde::Deserialize;
 use serde_json::Value;
+use serde_json::value::RawValue;
 
 /// One chunk, or a whole non-streaming reply.
 #[derive(Deserialize, Default)]
@@ -28,30 +29,58 @@ pub(super) struct Chunk<'a> {
     /// `model` as the server reports it.
     #[serde(borrow, default)]
     pub model: LenientStr<'a>,
-    /// `choices`; empty on usage-only chunks, `null` on some error chunks.
+    /// The `choices[]` entry with `index` 0 (or without an index); Tack never asks for
+    /// `n > 1`. Absent on usage-only chunks (`choices: []`) and some error chunks.
     #[serde(borrow, default)]
-    pub choices: Option<Vec<Choice<'a>>>,
+    pub choices: FirstChoice<'a>,
     /// `usage`; `null` on most chunks.
     #[serde(default)]
     pub usage: Option<WireUsage>,
     /// A provider error reported inside the stream (OpenRouter), or the body of an error
-    /// reply.
-    #[serde(default)]
-    pub error: Option<Value>,
+    /// reply; kept raw (and small) until it is needed.
+    #[serde(borrow, default)]
+    pub error: Option<&'a RawValue>,
+}
+
+/// `choices`, reduced while parsing to the entry decoded (no `Vec` per chunk).
+#[derive(Default)]
+pub(super) struct FirstChoice<'a>(pub Option<Choice<'a>>);
+
+impl<'de: 'a, 'a> Deserialize<'de> for FirstChoice<'a> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = FirstChoice<'de>;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("an array of choices")
+            }
+            fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
+                Ok(FirstChoice(None))
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+                let mut first = None;
+                while let Some(choice) = seq.next_element::<Choice<'de>>()? {
+                    if first.is_none() && choice.index.is_none_or(|i| i.0 == 0) {
+                        first = Some(choice);
+                    }
+                }
+                Ok(FirstChoice(first))
+            }
+        }
+        d.deserialize_any(V)
+    }
 }
 
 /// `choices[]`.
 #[derive(Deserialize)]
 pub(super) struct Choice<'a> {
-    /// `index`; only choice 0 is decoded (Tack never asks for `n > 1`).
+    /// `index`.
     #[serde(default)]
     pub index: Option<Count>,
-    /// `delta` (streaming).
-    #[serde(borrow, default)]
+    /// `delta` (streaming), or `message` (non-streaming reply), which has the same fields.
+    /// One field for both keeps the struct small: chunks are moved while parsing.
+    #[serde(borrow, default, alias = "message")]
     pub delta: Option<Delta<'a>>,
-    /// `message` (non-streaming reply); same fields as a delta.
-    #[serde(borrow, default)]
-    pub message: Option<Delta<'a>>,
     /// `finish_reason`: `stop`, `length`, `tool_calls`, `content_filter`, `function_call`, …
     #[serde(borrow, default)]
     pub finish_reason: LenientStr<'a>,
@@ -411,7 +440,7 @@ mod tests {
         .unwrap();
         assert_eq!(chunk.id.0.as_deref(), Some("7"));
         assert!(chunk.model.0.is_none());
-        let choice = &chunk.choices.as_ref().unwrap()[0];
+        let choice = chunk.choices.0.as_ref().unwrap();
         let delta = choice.delta.as_ref().unwrap();
         assert!(matches!(&delta.content, Content::Parts(p) if p.len() == 1 && p[0] == "a"));
         assert!(delta.reasoning.0.is_none());
@@ -430,7 +459,7 @@ mod tests {
     fn plain_strings_borrow() {
         let data = r#"{"choices":[{"delta":{"content":"plain"}}]}"#;
         let chunk: Chunk<'_> = serde_json::from_str(data).unwrap();
-        let delta = chunk.choices.unwrap().into_iter().next().unwrap().delta.unwrap();
+        let delta = chunk.choices.0.unwrap().delta.unwrap();
         assert!(matches!(delta.content, Content::Text(Cow::Borrowed("plain"))));
     }
 }

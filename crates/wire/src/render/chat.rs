@@ -142,21 +142,30 @@ fn write_messages(out: &mut Vec<u8>, req: &ShapedRequest) -> Result<(), RenderEr
         sep(out);
         let mut obj = ObjectWriter::open(out, None);
         obj.str_field("role", "system");
-        let mut text = String::new();
-        for (i, block) in req.system.iter().enumerate() {
-            if i > 0 {
-                text.push_str("\n\n");
-            }
-            text.push_str(&block.text);
+        if let [block] = req.system.as_slice() {
+            obj.str_field("content", &block.text);
+            obj.finish();
+        } else {
+            write_joined_system(obj, req);
         }
-        obj.str_field("content", &text);
-        obj.finish();
     }
     for (index, message) in req.messages.iter().enumerate() {
         write_message(out, index, message, &req.options, &mut sep)?;
     }
     out.push(b']');
     Ok(())
+}
+
+fn write_joined_system(mut obj: ObjectWriter<'_>, req: &ShapedRequest) {
+    let mut text = String::new();
+    for (i, block) in req.system.iter().enumerate() {
+        if i > 0 {
+            text.push_str("\n\n");
+        }
+        text.push_str(&block.text);
+    }
+    obj.str_field("content", &text);
+    obj.finish();
 }
 
 /// The content blocks of one message, sorted by what they render to.
@@ -362,6 +371,8 @@ fn write_tool_result(
             out.push(b']');
             Ok(())
         })?;
+    } else if let [ResultPart::Text { text }] = content {
+        obj.str_field("content", text);
     } else {
         let mut text = String::new();
         for (i, part) in content.iter().enumerate() {

@@ -106,10 +106,131 @@ impl<'a> ObjectWriter<'a> {
     }
 }
 
-/// Writes a JSON string literal.
+/// Writes a JSON string literal, escaping exactly as `serde_json` does (`\"`, `\\`, `\b`,
+/// `\f`, `\n`, `\r`, `\t`, other control characters as `\u00xx`; nothing else), so bodies
+/// are byte-identical to serializing the same strings with `serde_json`.
+///
+/// Escaping dominates rendering (history is mostly text), so it scans eight bytes at a time
+/// and copies escape-free runs whole.
 pub(crate) fn write_str(out: &mut Vec<u8>, s: &str) {
-    // Serializing a `str` into a `Vec` cannot fail.
-    let _ = serde_json::to_writer(&mut *out, s);
+    let bytes = s.as_bytes();
+    out.reserve(bytes.len() + 2);
+    out.push(b'"');
+    let mut run_start = 0;
+    let mut i = 0;
+    while i + 8 <= bytes.len() {
+        let mut word = [0u8; 8];
+        word.copy_from_slice(&bytes[i..i + 8]);
+        if !word_needs_escape(u64::from_le_bytes(word)) {
+            i += 8;
+            continue;
+        }
+        // Escapes are often dense (code: quotes, newlines), so a word that has one is written
+        // byte by byte instead of as many tiny copies.
+        out.extend_from_slice(&bytes[run_start..i]);
+        let mut escaped = [0u8; 8 * 6 + 1];
+        let mut len = 0;
+        for &b in &word {
+            let letter = ESCAPE[usize::from(b)];
+            if letter == b'u' {
+                len += escape_into(&mut escaped[len..], b);
+            } else {
+                // Branch-free for the common cases: the byte itself, or `\` + letter.
+                escaped[len] = if letter == 0 { b } else { b'\\' };
+                escaped[len + 1] = letter;
+                len += 1 + usize::from(letter != 0);
+            }
+        }
+        out.extend_from_slice(&escaped[..len]);
+        i += 8;
+        run_start = i;
+    }
+    out.extend_from_slice(&bytes[run_start..i]);
+    for &b in &bytes[i..] {
+        write_byte(out, b);
+    }
+    out.push(b'"');
+}
+
+/// What each byte becomes inside a JSON string: 0 = itself, `u` = `\u00xx`, else the letter
+/// after the backslash.
+static ESCAPE: [u8; 256] = {
+    let mut table = [0u8; 256];
+    let mut b = 0;
+    while b < 0x20 {
+        table[b] = b'u';
+        b += 1;
+    }
+    table[0x08] = b'b';
+    table[0x0c] = b'f';
+    table[b'\n' as usize] = b'n';
+    table[b'\r' as usize] = b'r';
+    table[b'\t' as usize] = b't';
+    table[b'"' as usize] = b'"';
+    table[b'\\' as usize] = b'\\';
+    table
+};
+
+/// Writes `b`, escaped, at the start of `buf` (which has room for 6 bytes); returns the
+/// length written.
+#[inline(always)]
+fn escape_into(buf: &mut [u8], b: u8) -> usize {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    match ESCAPE[usize::from(b)] {
+        0 => {
+            buf[0] = b;
+            1
+        }
+        b'u' => {
+            buf[..6].copy_from_slice(&[
+                b'\\',
+                b'u',
+                b'0',
+                b'0',
+                HEX[usize::from(b >> 4)],
+                HEX[usize::from(b & 0xf)],
+            ]);
+            6
+        }
+        letter => {
+            buf[0] = b'\\';
+            buf[1] = letter;
+            2
+        }
+    }
+}
+
+#[inline(always)]
+fn write_byte(out: &mut Vec<u8>, b: u8) {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    match ESCAPE[usize::from(b)] {
+        0 => out.push(b),
+        b'u' => out.extend_from_slice(&[
+            b'\\',
+            b'u',
+            b'0',
+            b'0',
+            HEX[usize::from(b >> 4)],
+            HEX[usize::from(b & 0xf)],
+        ]),
+        letter => {
+            out.push(b'\\');
+            out.push(letter);
+        }
+    }
+}
+
+/// Whether any byte of `w` is a control character, `"` or `\` (SWAR: the classic
+/// has-less-than / has-zero-byte bit tricks, exact for the existence test).
+#[inline]
+fn word_needs_escape(w: u64) -> bool {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    let has_zero = |v: u64| v.wrapping_sub(ONES) & !v & HIGH;
+    let below_space = w.wrapping_sub(ONES * 0x20) & !w & HIGH;
+    let quote = has_zero(w ^ (ONES * u64::from(b'"')));
+    let backslash = has_zero(w ^ (ONES * u64::from(b'\\')));
+    (below_space | quote | backslash) != 0
 }
 
 /// Writes an already valid JSON value.
@@ -130,7 +251,28 @@ pub(crate) fn write_value<T: Serialize + ?Sized>(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
     use serde_json::json;
+
+    proptest! {
+        #[test]
+        fn escaping_matches_serde_json(s in "\\PC*|[\\x00-\\x7f]{0,40}") {
+            let mut ours = Vec::new();
+            write_str(&mut ours, &s);
+            prop_assert_eq!(ours, serde_json::to_vec(&s).unwrap());
+        }
+    }
+
+    #[test]
+    fn escaping_every_ascii_byte_matches_serde_json() {
+        let all: String = (0u8..128).map(char::from).collect();
+        for start in 0..all.len() {
+            let s = &all[start..];
+            let mut ours = Vec::new();
+            write_str(&mut ours, s);
+            assert_eq!(ours, serde_json::to_vec(s).unwrap());
+        }
+    }
 
     #[test]
     fn overrides_replace_in_place_and_append_the_rest() {

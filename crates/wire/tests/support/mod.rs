@@ -1,5 +1,7 @@
 //! Shared helpers for the integration tests.
 #![allow(dead_code)]
+// Test code: a failed unwrap is a failed test.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 pub mod server;
 
