@@ -173,3 +173,31 @@ test("an auth error says what to do next", async () => {
   await assertClean(app);
   await app.context.close();
 });
+
+test("the list follows streaming until the user scrolls up; Jump to latest returns", async () => {
+  const app = await openApp(browser, { config: { largeSession: 400 } });
+  const { page } = app;
+  await page.getByRole("button", { name: /Large session \(400 items\)/ }).click();
+  await page.getByText("Attempt 79", { exact: false }).last().waitFor();
+  const log = page.getByRole("log", { name: "Conversation" });
+  const streaming = page.evaluate(() => window.__tackMock.streamTokens("ses-large", 200, 3));
+  await page.waitForTimeout(400);
+  const atBottom = () =>
+    log.evaluate((el) => el.scrollHeight - el.scrollTop - el.clientHeight < 60);
+  assert.ok(await atBottom(), "follows the stream while at the bottom");
+  await log.hover();
+  await page.mouse.wheel(0, -1500);
+  await page.getByRole("button", { name: "Jump to latest" }).waitFor();
+  await page.waitForTimeout(400); // let the smooth wheel scroll finish
+  const held = await log.evaluate((el) => el.scrollTop);
+  await page.waitForTimeout(500);
+  const later = await log.evaluate((el) => el.scrollTop);
+  assert.ok(Math.abs(later - held) < 2, `stays where the user scrolled (${held} → ${later})`);
+  await app.shot("18-jump-to-latest");
+  await page.getByRole("button", { name: "Jump to latest" }).click();
+  await page.getByRole("button", { name: "Jump to latest" }).waitFor({ state: "detached" });
+  await streaming;
+  await page.waitForTimeout(200);
+  assert.ok(await atBottom(), "back at the latest");
+  await app.context.close();
+});

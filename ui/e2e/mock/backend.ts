@@ -51,6 +51,8 @@ export interface MockConfig {
   keychainAvailable?: boolean;
   /** Folder `pickWorkspace` returns, and the initial one. */
   workspace?: string;
+  /** Adds a generated session with this many history items (perf harness). */
+  largeSession?: number;
 }
 
 export interface InvokeCall {
@@ -248,6 +250,12 @@ export class MockShell {
     this.speed = config.speed ?? 1;
     this.keychainAvailable = config.keychainAvailable ?? true;
     this.workspace = config.workspace ?? "/home/dev/tack";
+    if (!this.keychainAvailable) {
+      // Without a keychain the only source is the environment.
+      this.providers = this.providers.map((p) =>
+        p.key.source === "keychain" ? { ...p, key: p.envKey ? key(true, p.key.last4, "env") : key(false, null, "none") } : p,
+      );
+    }
     for (const p of past) {
       this.sessions.set(p.summary.id, {
         summary: p.summary,
@@ -258,6 +266,7 @@ export class MockShell {
         turn: null,
       });
     }
+    if (config.largeSession) this.seedLargeSession(config.largeSession);
   }
 
   /** Adds a session with `count` generated history items (perf harness). */

@@ -9,6 +9,9 @@ import "./session.css";
 /** How close to the bottom (px) still counts as "at the latest". */
 const BOTTOM_SLACK = 48;
 const UP_KEYS = new Set(["ArrowUp", "PageUp", "Home"]);
+const DOWN_KEYS = new Set(["ArrowDown", "PageDown", "End", " "]);
+/** How long after a wheel, key or scrollbar press a scroll counts as the user's. */
+const USER_SCROLL_WINDOW_MS = 800;
 
 /**
  * The virtualized timeline. It follows new content while the user is at the bottom; once
@@ -24,10 +27,14 @@ export function MessageList({ rows, sessionId }: { rows: readonly Row[]; session
     setShowJump(!value);
   }, []);
 
+  const wrap = useRef<HTMLDivElement>(null);
+  // A plain one-shot scroll of the element. The virtualizer's own scrollToIndex keeps
+  // re-aiming while item sizes change, which during streaming never stops and would fight
+  // the user's wheel; growth is followed instead from onResize below.
   const scrollToEnd = useCallback(() => {
-    const handle = list.current;
-    if (handle && rows.length > 0) handle.scrollToIndex(rows.length - 1, { align: "end" });
-  }, [rows.length]);
+    const scroller = wrap.current?.querySelector<HTMLElement>('[role="log"]');
+    if (scroller) scroller.scrollTop = scroller.scrollHeight;
+  }, []);
 
   // A newly opened session starts at its latest message.
   useEffect(() => {
@@ -38,26 +45,48 @@ export function MessageList({ rows, sessionId }: { rows: readonly Row[]; session
     if (stuck.current) scrollToEnd();
   }, [rows, scrollToEnd]);
 
+  // Only the user re-attaches to the bottom, by scrolling down to it: programmatic scrolls
+  // (ours, or the virtualizer settling measurements) can land at the bottom at any time and
+  // must not undo a scroll up that just happened.
+  const lastOffset = useRef(0);
+  const userScrollUntil = useRef(0);
+  const noteUserScroll = () => {
+    userScrollUntil.current = performance.now() + USER_SCROLL_WINDOW_MS;
+  };
   const onScroll = (offset: number) => {
     const handle = list.current;
     if (!handle) return;
+    const movingDown = offset > lastOffset.current;
+    lastOffset.current = offset;
     const atBottom = offset + handle.viewportSize >= handle.scrollSize - BOTTOM_SLACK;
-    if (atBottom && !stuck.current) setStuck(true);
+    if (atBottom && movingDown && !stuck.current && performance.now() < userScrollUntil.current) setStuck(true);
   };
 
   const onWheel = (event: WheelEvent) => {
-    if (event.deltaY < 0 && stuck.current) setStuck(false);
+    if (event.deltaY > 0) {
+      noteUserScroll();
+    } else if (event.deltaY < 0) {
+      userScrollUntil.current = 0;
+      if (stuck.current) setStuck(false);
+    }
   };
   const onKeyDown = (event: KeyboardEvent) => {
-    if (UP_KEYS.has(event.key) && stuck.current) setStuck(false);
+    if (UP_KEYS.has(event.key)) {
+      userScrollUntil.current = 0;
+      if (stuck.current) setStuck(false);
+    } else if (DOWN_KEYS.has(event.key)) {
+      noteUserScroll();
+    }
   };
   const onPointerDown = (event: React.PointerEvent) => {
     // A press on the scroller itself (not on a row) is the scrollbar.
-    if (event.target === event.currentTarget && stuck.current) setStuck(false);
+    if (event.target !== event.currentTarget) return;
+    noteUserScroll();
+    if (stuck.current) setStuck(false);
   };
 
   return (
-    <div className="message-list-wrap">
+    <div className="message-list-wrap" ref={wrap}>
       <VList
         ref={list}
         data={rows as Row[]}
@@ -70,6 +99,7 @@ export function MessageList({ rows, sessionId }: { rows: readonly Row[]; session
         onWheel={onWheel}
         onKeyDown={onKeyDown}
         onPointerDown={onPointerDown}
+        onTouchMove={noteUserScroll}
         tabIndex={0}
         role="log"
         aria-label="Conversation"

@@ -3,6 +3,7 @@ import { Markdown } from "../../markdown/Markdown";
 import { Badge } from "../../primitives/Badge";
 import { BrainIcon, ChevronIcon } from "../../primitives/icons";
 import { StreamingDots } from "../../primitives/Spinner";
+import { InlineCode } from "../../text/InlineCode";
 import type { AbortedRow, AssistantRow, ReasoningRow, UserRow } from "../rows";
 
 const USER_STATE_LABEL: Record<UserRow["state"], string | null> = {
@@ -16,7 +17,9 @@ export const UserMessage = memo(function UserMessage({ row }: { row: UserRow }) 
   const label = USER_STATE_LABEL[row.state];
   return (
     <article className={`msg-user msg-user-${row.state}`} aria-label={label ? `Your message (${label})` : "Your message"}>
-      <div className="msg-user-text">{row.text}</div>
+      <div className="msg-user-text">
+        <InlineCode text={row.text} />
+      </div>
       {label && (
         <Badge tone={row.state === "failed" ? "danger" : row.state === "queued" ? "accent" : "neutral"} className="msg-user-state">
           {label}

@@ -33,9 +33,10 @@ export const ToolCallCard = memo(function ToolCallCard({ row }: { row: ToolRow }
   const badge = toolBadge(row);
   const command = shellCommand(row);
   const changes = row.output?.details?.type === "file_changes" ? row.output.details.changes : null;
-  // File edits open by default (the diff is the point); other finished calls fold away.
+  // Open by default: anything not plainly successful, file edits (the diff is the point) and
+  // calls that ran while the user watched. Successful calls from history fold to one line.
   const [expanded, setExpanded] = useState<boolean | null>(null);
-  const open = expanded ?? (badge !== "completed" || changes !== null || command !== null);
+  const open = expanded ?? (badge !== "completed" || changes !== null || row.liveOutput !== "");
   const bodyId = useId();
   const summary = command ?? argumentSummary(row.input);
 
@@ -75,7 +76,8 @@ export const ToolCallCard = memo(function ToolCallCard({ row }: { row: ToolRow }
               {command}
             </pre>
           ) : (
-            row.input.kind !== "pending" && <ToolArguments row={row} />
+            // With file changes the diff says it better than the raw arguments.
+            row.input.kind !== "pending" && changes === null && <ToolArguments row={row} />
           )}
           {row.decision && <DecisionNote decision={row.decision} />}
           <ToolOutputView row={row} />
