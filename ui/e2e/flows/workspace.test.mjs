@@ -145,3 +145,42 @@ test("approval policy never shows a red badge; dark theme follows the system", a
   assert.deepEqual(await app.violations(), []);
   await app.context.close();
 });
+
+test("add a provider; start a session with a chosen harness and policy", async () => {
+  const app = await openApp(browser);
+  const { page } = app;
+  await page.getByRole("button", { name: "Settings", exact: true }).click();
+  await page.getByRole("button", { name: "Add provider" }).click();
+  const form = page.getByRole("form", { name: "New provider" });
+  await form.getByLabel("Id", { exact: true }).fill("vllm-box");
+  await form.getByLabel("Name", { exact: true }).fill("vLLM on the box");
+  await form.getByLabel("Base URL", { exact: true }).fill("http://127.0.0.1:8000/v1");
+  await form.getByLabel("Wire", { exact: true }).selectOption("chat");
+  await form.getByLabel("Default model", { exact: true }).fill("Qwen/Qwen2.5-Coder-32B-Instruct");
+  await form.getByLabel("Harness", { exact: true }).selectOption("qwen-code");
+  await form.getByLabel("Key environment variable", { exact: true }).fill("VLLM_API_KEY");
+  await form.getByRole("button", { name: "Add provider" }).click();
+  await page.getByText("Added vLLM on the box").waitFor();
+  assert.deepEqual((await app.calls("save_provider"))[0].args, {
+    input: {
+      id: "vllm-box",
+      name: "vLLM on the box",
+      baseUrl: "http://127.0.0.1:8000/v1",
+      wire: "chat",
+      model: "Qwen/Qwen2.5-Coder-32B-Instruct",
+      harness: "qwen-code",
+      envKey: "VLLM_API_KEY",
+    },
+  });
+  await page.getByRole("button", { name: "Back" }).click();
+  await page.getByLabel("Provider", { exact: true }).selectOption("vllm-box");
+  await page.getByLabel("Harness", { exact: true }).selectOption("opencode");
+  await page.getByText("On request").click();
+  await page.getByRole("button", { name: "Start session" }).click();
+  await page.getByRole("textbox", { name: "Message to the agent" }).waitFor();
+  assert.deepEqual((await app.calls("start_session"))[0].args, {
+    input: { cwd: "/home/dev/tack", providerId: "vllm-box", model: null, harness: "opencode", approval: "on-request" },
+  });
+  assert.deepEqual(await app.violations(), []);
+  await app.context.close();
+});

@@ -1,18 +1,20 @@
-import { useEffect } from "react";
+import { lazy, Suspense, useEffect } from "react";
 import { hasShell, subscribeWorkspaceChanges } from "../ipc";
-import { Inspector } from "../inspector/Inspector";
 import { interruptTurn } from "../session/actions";
 import { startLiveUpdates } from "../session/live";
 import { SessionView } from "../session/SessionView";
 import { useSessionStore } from "../session/store";
 import { useCatalogStore } from "../settings/catalogStore";
-import { SettingsView } from "../settings/SettingsView";
 import { StartPanel } from "../start/StartPanel";
 import { Toaster } from "../toast/Toaster";
 import { Sidebar } from "../workspace/Sidebar";
 import { useWorkspaceStore } from "../workspace/workspaceStore";
 import { useUiStore } from "./uiStore";
 import "./app.css";
+
+// Views not needed at startup load on first use.
+const Inspector = lazy(() => import("../inspector/Inspector").then((m) => ({ default: m.Inspector })));
+const SettingsView = lazy(() => import("../settings/SettingsView").then((m) => ({ default: m.SettingsView })));
 
 /** The window: sidebar, main view, inspector; boot-time loading and global shortcuts. */
 export function App() {
@@ -47,9 +49,13 @@ export function App() {
     <div className={`app${showInspector ? " with-inspector" : ""}`}>
       <Sidebar />
       <main className="main" aria-label={view === "settings" ? "Settings" : view === "session" ? "Session" : "Start"}>
-        {main}
+        <Suspense fallback={null}>{main}</Suspense>
       </main>
-      {showInspector && <Inspector />}
+      {showInspector && (
+        <Suspense fallback={<aside className="inspector" aria-label="Inspector" />}>
+          <Inspector />
+        </Suspense>
+      )}
       <Toaster />
     </div>
   );

@@ -3,8 +3,7 @@
  * window's CSP forbids `unsafe-eval` and `wasm-unsafe-eval`, which the Oniguruma (WASM)
  * engine needs. Grammars load on first use; results are cached.
  */
-import { createHighlighterCore, type HighlighterCore, type ThemedToken } from "shiki/core";
-import { createJavaScriptRegexEngine } from "shiki/engine/javascript";
+import type { HighlighterCore, ThemedToken } from "shiki/core";
 import { GRAMMARS } from "./languages";
 
 /** A highlighted line: tokens carrying `--shiki-light`/`--shiki-dark` colours. */
@@ -15,12 +14,16 @@ const loading = new Map<string, Promise<void>>();
 const cache = new Map<string, HighlightedLine[]>();
 const CACHE_LIMIT = 400;
 
+/** The highlighter, loaded on first use (shiki stays out of the startup bundle). */
 function core(): Promise<HighlighterCore> {
-  highlighter ??= createHighlighterCore({
-    themes: [import("@shikijs/themes/github-light"), import("@shikijs/themes/github-dark")],
-    langs: [],
-    engine: createJavaScriptRegexEngine({ forgiving: true }),
-  });
+  highlighter ??= Promise.all([import("shiki/core"), import("shiki/engine/javascript")]).then(
+    ([{ createHighlighterCore }, { createJavaScriptRegexEngine }]) =>
+      createHighlighterCore({
+        themes: [import("@shikijs/themes/github-light"), import("@shikijs/themes/github-dark")],
+        langs: [],
+        engine: createJavaScriptRegexEngine({ forgiving: true }),
+      }),
+  );
   return highlighter;
 }
 

@@ -1,6 +1,7 @@
 import { useState, type FormEvent } from "react";
 import { describeFailure, shell, type HarnessInfo, type ProviderInput, type ProviderView, type Wire } from "../ipc";
 import { Button } from "../primitives/Button";
+import { Field } from "../primitives/Field";
 
 const WIRES: ReadonlyArray<{ id: Wire; label: string }> = [
   { id: "chat", label: "chat — OpenAI Chat Completions" },
@@ -64,70 +65,80 @@ export function ProviderForm({ provider, harnesses, onSaved, onDeleted }: Provid
   return (
     <form className="provider-form" onSubmit={(e) => void submit(e)} aria-label={isNew ? "New provider" : `Edit ${provider.name}`}>
       <div className="form-grid">
-        <label className="field">
-          <span className="field-label">Id</span>
-          <input
-            className="input mono"
-            value={input.id}
-            required
-            readOnly={!isNew}
-            aria-invalid={input.id !== "" && !idValid}
-            onChange={(e) => set("id", e.target.value.trim())}
-            placeholder="my-provider"
-          />
-          <span className="field-help">Lowercase letters, digits, - and _. Sessions refer to it.</span>
-        </label>
-        <label className="field">
-          <span className="field-label">Name</span>
-          <input className="input" value={input.name} required onChange={(e) => set("name", e.target.value)} placeholder="My provider" />
-        </label>
-        <label className="field field-wide">
-          <span className="field-label">Base URL</span>
-          <input
-            className="input mono"
-            type="url"
-            value={input.baseUrl}
-            required
-            onChange={(e) => set("baseUrl", e.target.value)}
-            placeholder="http://127.0.0.1:8080/v1"
-          />
-        </label>
-        <label className="field">
-          <span className="field-label">Wire</span>
-          <select className="select" value={input.wire} onChange={(e) => set("wire", e.target.value as Wire)}>
-            {WIRES.map((w) => (
-              <option key={w.id} value={w.id}>
-                {w.label}
-              </option>
-            ))}
-          </select>
-        </label>
-        <label className="field">
-          <span className="field-label">Default model</span>
-          <input className="input mono" value={input.model} required onChange={(e) => set("model", e.target.value)} placeholder="model-name" />
-        </label>
-        <label className="field">
-          <span className="field-label">Harness</span>
-          <select className="select" value={input.harness ?? ""} onChange={(e) => set("harness", e.target.value || null)}>
-            <option value="">auto (the provider&apos;s default)</option>
-            {harnesses.map((h) => (
-              <option key={h.id} value={h.id}>
-                {h.id}
-                {h.wires.includes(input.wire) ? "" : ` (not native on ${input.wire})`}
-              </option>
-            ))}
-          </select>
-        </label>
-        <label className="field">
-          <span className="field-label">Key environment variable</span>
-          <input
-            className="input mono"
-            value={input.envKey ?? ""}
-            onChange={(e) => set("envKey", e.target.value)}
-            placeholder="MY_PROVIDER_API_KEY"
-          />
-          <span className="field-help">Read when the keychain has no key.</span>
-        </label>
+        <Field label="Id" help="Lowercase letters, digits, - and _. Sessions refer to it.">
+          {({ id, describedBy }) => (
+            <input
+              id={id}
+              aria-describedby={describedBy}
+              className="input mono"
+              value={input.id}
+              required
+              readOnly={!isNew}
+              aria-invalid={input.id !== "" && !idValid}
+              onChange={(e) => set("id", e.target.value.trim())}
+              placeholder="my-provider"
+            />
+          )}
+        </Field>
+        <Field label="Name">
+          {({ id }) => (
+            <input id={id} className="input" value={input.name} required onChange={(e) => set("name", e.target.value)} placeholder="My provider" />
+          )}
+        </Field>
+        <Field label="Base URL" className="field-wide">
+          {({ id }) => (
+            <input
+              id={id}
+              className="input mono"
+              type="url"
+              value={input.baseUrl}
+              required
+              onChange={(e) => set("baseUrl", e.target.value)}
+              placeholder="http://127.0.0.1:8080/v1"
+            />
+          )}
+        </Field>
+        <Field label="Wire">
+          {({ id }) => (
+            <select id={id} className="select" value={input.wire} onChange={(e) => set("wire", e.target.value as Wire)}>
+              {WIRES.map((w) => (
+                <option key={w.id} value={w.id}>
+                  {w.label}
+                </option>
+              ))}
+            </select>
+          )}
+        </Field>
+        <Field label="Default model">
+          {({ id }) => (
+            <input id={id} className="input mono" value={input.model} required onChange={(e) => set("model", e.target.value)} placeholder="model-name" />
+          )}
+        </Field>
+        <Field label="Harness">
+          {({ id }) => (
+            <select id={id} className="select" value={input.harness ?? ""} onChange={(e) => set("harness", e.target.value || null)}>
+              <option value="">auto (the provider&apos;s default)</option>
+              {harnesses.map((h) => (
+                <option key={h.id} value={h.id}>
+                  {h.id}
+                  {h.wires.includes(input.wire) ? "" : ` (not native on ${input.wire})`}
+                </option>
+              ))}
+            </select>
+          )}
+        </Field>
+        <Field label="Key environment variable" help="Read when the keychain has no key.">
+          {({ id, describedBy }) => (
+            <input
+              id={id}
+              aria-describedby={describedBy}
+              className="input mono"
+              value={input.envKey ?? ""}
+              onChange={(e) => set("envKey", e.target.value)}
+              placeholder="MY_PROVIDER_API_KEY"
+            />
+          )}
+        </Field>
       </div>
       {error && (
         <p className="form-error" role="alert">

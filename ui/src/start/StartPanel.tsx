@@ -2,6 +2,7 @@ import { useEffect, useId, useState } from "react";
 import { useUiStore } from "../app/uiStore";
 import { describeFailure, shell, type ApprovalPolicy } from "../ipc";
 import { Button } from "../primitives/Button";
+import { Field } from "../primitives/Field";
 import { FolderIcon } from "../primitives/icons";
 import { startSession } from "../session/actions";
 import { describeKey } from "../settings/KeyField";
@@ -86,41 +87,47 @@ export function StartPanel() {
         </div>
 
         <div className="start-row">
-          <label className="field">
-            <span className="field-label">Provider</span>
-            <select className="select" value={providerId} onChange={(e) => setProviderId(e.target.value)}>
-              {providers.map((p) => (
-                <option key={p.id} value={p.id}>
-                  {p.name} — {p.wire}
-                </option>
-              ))}
-            </select>
-            {provider && (
-              <span className={`field-help${provider.key.set ? "" : " start-warning"}`}>
-                {provider.key.set ? describeKey(provider.key, provider.envKey) : "No key set. "}
-                {!provider.key.set && (
+          <Field
+            label="Provider"
+            help={
+              provider &&
+              (provider.key.set ? (
+                describeKey(provider.key, provider.envKey)
+              ) : (
+                <span className="start-warning">
+                  No key set.{" "}
                   <button type="button" className="link-button" onClick={() => show("settings")}>
                     Set it in Settings
                   </button>
-                )}
-              </span>
+                </span>
+              ))
+            }
+          >
+            {({ id, describedBy }) => (
+              <select id={id} aria-describedby={describedBy} className="select" value={providerId} onChange={(e) => setProviderId(e.target.value)}>
+                {providers.map((p) => (
+                  <option key={p.id} value={p.id}>
+                    {p.name} — {p.wire}
+                  </option>
+                ))}
+              </select>
             )}
-          </label>
-          <label className="field">
-            <span className="field-label">Model</span>
-            <input className="input mono" value={model} onChange={(e) => setModel(e.target.value)} placeholder={provider?.model} />
-          </label>
-          <label className="field">
-            <span className="field-label">Harness</span>
-            <select className="select" value={harness} onChange={(e) => setHarness(e.target.value)}>
-              <option value="">auto{provider?.harness ? ` (${provider.harness})` : ""}</option>
-              {harnesses.map((h) => (
-                <option key={h.id} value={h.id} title={h.description}>
-                  {h.id}
-                </option>
-              ))}
-            </select>
-          </label>
+          </Field>
+          <Field label="Model">
+            {({ id }) => <input id={id} className="input mono" value={model} onChange={(e) => setModel(e.target.value)} placeholder={provider?.model} />}
+          </Field>
+          <Field label="Harness">
+            {({ id }) => (
+              <select id={id} className="select" value={harness} onChange={(e) => setHarness(e.target.value)}>
+                <option value="">auto{provider?.harness ? ` (${provider.harness})` : ""}</option>
+                {harnesses.map((h) => (
+                  <option key={h.id} value={h.id} title={h.description}>
+                    {h.id}
+                  </option>
+                ))}
+              </select>
+            )}
+          </Field>
         </div>
 
         <fieldset className="start-policies">
