@@ -56,6 +56,14 @@ export async function openApp(browser, { config = {}, colorScheme = "light", vie
       return [...csp.map((v) => `csp: ${v}`), ...problems];
     },
     calls: (cmd) => page.evaluate((c) => window.__tackMock.calls.filter((x) => !c || x.cmd === c), cmd),
-    shot: (name) => page.screenshot({ path: path.join(SCREENSHOTS, `${name}.png`) }),
+    async shot(name) {
+      await page.evaluate(async () => {
+        await document.fonts.ready;
+        // Finite animations (dialog fade-in, toasts) settle first; spinners run forever.
+        const finite = document.getAnimations().filter((a) => a.effect?.getTiming().iterations !== Infinity);
+        await Promise.all(finite.map((a) => a.finished.catch(() => undefined)));
+      });
+      await page.screenshot({ path: path.join(SCREENSHOTS, `${name}.png`) });
+    },
   };
 }

@@ -1,10 +1,9 @@
 /**
  * The IPC vocabulary as the UI uses it.
  *
- * tauri-specta exports phased types: `X_Serialize` is what Rust sends (command results,
- * event payloads), `X_Deserialize` is what Rust accepts (command arguments). The UI reads
- * the first and writes the second; these aliases pick the right phase once, here, so a
- * regenerated `bindings.ts` only ever touches this folder.
+ * tauri-specta exports one type per Rust type (the shell disables serde phases), so these are
+ * plain aliases; keeping them in one file means a regenerated `bindings.ts` only ever touches
+ * this folder.
  */
 import type * as B from "../bindings";
 
@@ -34,29 +33,29 @@ export type ApprovalRequest = B.ApprovalRequest;
 export type TodoEntry = B.TodoEntry;
 export type FileChangeKind = B.FileChangeKind;
 
-export type SessionView = B.SessionView_Serialize;
-export type EngineEventEnvelope = B.EngineEventEnvelope_Serialize;
-export type EngineEvent = B.EngineEvent_Serialize;
-export type Item = B.Item_Serialize;
-export type MessageItem = B.MessageItem_Serialize;
-export type ReasoningItem = B.ReasoningItem_Serialize;
-export type FunctionCallItem = B.FunctionCallItem_Serialize;
+export type SessionView = B.SessionView;
+export type EngineEventEnvelope = B.EngineEventEnvelope;
+export type EngineEvent = B.EngineEvent;
+export type Item = B.Item;
+export type MessageItem = B.MessageItem;
+export type ReasoningItem = B.ReasoningItem;
+export type FunctionCallItem = B.FunctionCallItem;
 export type CustomToolCallItem = B.CustomToolCallItem;
-export type LocalShellCallItem = B.LocalShellCallItem_Serialize;
-export type ToolOutputItem = B.ToolOutputItem_Serialize;
-export type ToolOutput = B.ToolOutput_Serialize;
-export type ToolDetails = B.ToolDetails_Serialize;
-export type FileChange = B.FileChange_Serialize;
-export type ContentPart = B.ContentPart_Serialize;
-export type ModelError = B.ModelError_Serialize;
-export type Usage = B.Usage_Serialize;
-export type ExchangeSummary = B.ExchangeSummary_Serialize;
-export type Exchange = B.Exchange_Serialize;
-export type StreamEvent = B.StreamEvent_Serialize;
+export type LocalShellCallItem = B.LocalShellCallItem;
+export type ToolOutputItem = B.ToolOutputItem;
+export type ToolOutput = B.ToolOutput;
+export type ToolDetails = B.ToolDetails;
+export type FileChange = B.FileChange;
+export type ContentPart = B.ContentPart;
+export type ModelError = B.ModelError;
+export type Usage = B.Usage;
+export type ExchangeSummary = B.ExchangeSummary;
+export type Exchange = B.Exchange;
+export type StreamEvent = B.StreamEvent;
 /** What the UI sends back for an approval (Rust deserializes it). */
-export type ApprovalDecision = B.ApprovalDecision_Deserialize;
+export type ApprovalDecision = B.ApprovalDecision;
 /** An approval decision as Rust reports it (`approval_resolved`). */
-export type ResolvedDecision = B.ApprovalDecision_Serialize;
+export type ResolvedDecision = B.ApprovalDecision;
 
 /** The engine event of the given `type`. */
 export type EngineEventOf<K extends EngineEvent["type"]> = Extract<EngineEvent, { type: K }>;
