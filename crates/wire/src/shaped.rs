@@ -7,7 +7,7 @@ use tack_protocol::ToolSpec;
 /// A model request in wire-neutral form: what a harness decided to send, before it is
 /// encoded for a particular wire.
 ///
-/// Rendering (see [`crate::render`]) is pure and deterministic: the same `ShapedRequest`
+/// Rendering (see [`crate::render()`]) is pure and deterministic: the same `ShapedRequest`
 /// always renders to the same bytes for a given wire, which lets the inspector show one step
 /// on every wire side by side and lets golden tests pin exact bodies.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]

@@ -422,3 +422,103 @@ async fn echoed_key_in_a_stream_is_scrubbed_from_the_record() {
     let ex = &records.all()[0];
     assert!(ex.response_chunks.iter().any(|c| c.data.contains(REDACTED)));
 }
+
+fn client_with_idle(max_attempts: u32, idle: Duration) -> ModelClient {
+    ModelClient::new(ClientConfig {
+        retry: RetryPolicy {
+            max_attempts,
+            base_delay: Duration::from_millis(5),
+            max_delay: Duration::from_secs(5),
+        },
+        idle_timeout: idle,
+        ..ClientConfig::default()
+    })
+    .unwrap()
+}
+
+#[tokio::test]
+async fn a_silent_stream_times_out() {
+    let first = &STREAM[..STREAM.windows(2).position(|w| w == b"\n\n").unwrap() + 2];
+    let (closed_tx, closed_rx) = oneshot::channel();
+    let server =
+        TestServer::start(vec![Reply::Hold(sse_head_and_body(STREAM.len(), first), closed_tx)])
+            .await;
+    let records = Records::default();
+    let req = request(&server.base_url(), true);
+    let client = client_with_idle(3, Duration::from_millis(300));
+    let mut stream = open(&client, &req, &records, CancellationToken::new()).await.unwrap();
+    let events = drain(&mut stream).await;
+    assert_eq!(last_kind(&events), Some(ErrorKind::Timeout));
+    assert!(!events.iter().any(|e| matches!(e, Ok(StreamEvent::ItemDone { .. }))));
+    tokio::time::timeout(Duration::from_secs(10), closed_rx)
+        .await
+        .expect("the connection was not closed")
+        .unwrap();
+    assert_eq!(records.all()[0].summary.outcome, "timeout");
+    assert_eq!(server.received().len(), 1);
+}
+
+#[tokio::test]
+async fn a_timeout_after_sending_is_not_retried() {
+    // The server takes the request and never answers: it may be working on it, so sending it
+    // again could run (and bill) it twice.
+    let (closed_tx, _closed_rx) = oneshot::channel();
+    let server = TestServer::start(vec![Reply::Hold(Vec::new(), closed_tx)]).await;
+    let records = Records::default();
+    let req = request(&server.base_url(), true);
+    let client = client_with_idle(3, Duration::from_millis(300));
+    let err = open(&client, &req, &records, CancellationToken::new())
+        .await
+        .err()
+        .unwrap();
+    assert_eq!(err.kind, ErrorKind::Timeout);
+    assert_eq!(server.received().len(), 1);
+    assert_eq!(records.all().len(), 1);
+}
+
+#[tokio::test]
+async fn redirects_are_reported_not_followed() {
+    let server = TestServer::start(vec![
+        Reply::Raw(http(
+            "307 Temporary Redirect",
+            &[("location", "https://elsewhere.example/v1/chat/completions")],
+            b"",
+        )),
+        Reply::Raw(sse(STREAM)),
+    ])
+    .await;
+    let records = Records::default();
+    let req = request(&server.base_url(), true);
+    let err = open(&client(3), &req, &records, CancellationToken::new())
+        .await
+        .err()
+        .unwrap();
+    assert_eq!(err.kind, ErrorKind::BadRequest);
+    assert!(err.message.contains("redirected to https://elsewhere.example"), "{}", err.message);
+    assert_eq!(server.received().len(), 1);
+}
+
+#[tokio::test]
+async fn a_retry_after_beyond_the_cap_is_returned_to_the_caller() {
+    let server = TestServer::start(vec![
+        Reply::Raw(http("429 Too Many Requests", &[("retry-after", "3600")], b"")),
+        Reply::Raw(sse(STREAM)),
+    ])
+    .await;
+    let records = Records::default();
+    let req = request(&server.base_url(), true);
+    let err = open(&client(3), &req, &records, CancellationToken::new())
+        .await
+        .err()
+        .unwrap();
+    assert_eq!(err.kind, ErrorKind::RateLimit);
+    assert_eq!(err.retry_after_ms, Some(3_600_000));
+    assert_eq!(server.received().len(), 1);
+}
+
+fn last_kind(events: &[Result<StreamEvent, ModelError>]) -> Option<ErrorKind> {
+    match events.last() {
+        Some(Err(e)) => Some(e.kind),
+        _ => None,
+    }
+}

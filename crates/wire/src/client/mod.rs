@@ -4,13 +4,15 @@
 //!
 //! ```text
 //! ModelClient::open ──attempt 1──▶ send ─▶ status ─▶ first body byte ─▶ ResponseStream
-//!                     (retry: connect error, timeout, 429, 5xx, overload, empty/broken body
-//!                      before the first byte; backoff with jitter or Retry-After; cancellable)
+//!                     (retry: connect error, 429, 5xx, overload, empty/broken body before
+//!                      the first byte; backoff with jitter or Retry-After; cancellable)
 //! ResponseStream::next ─▶ chunk ─▶ decoder.push ─▶ events   (idle timeout, cancellation)
 //! ```
 //!
 //! After the first body byte nothing is retried: the engine may already have shown or acted on
-//! output, so a failure is reported (e.g. `stream_truncated`) and the engine decides.
+//! output, so a failure is reported (e.g. `stream_truncated`) and the engine decides. A
+//! timeout after the request was sent is not retried either: the server may still be working
+//! on it (a long non-streaming generation), and sending it again could bill it twice.
 
 mod auth;
 mod record;
@@ -182,17 +184,24 @@ impl ModelClient {
                     let ctx = StreamContext {
                         sink,
                         cancel,
+                        secret: prepared.secret.clone(),
                         idle_timeout: self.config.idle_timeout,
                         span: span.clone(),
                     };
                     return Ok(ResponseStream::new(response, &first, body, recorder, ctx));
                 }
-                Err(mut error) => {
+                Err(AttemptError {
+                    mut error,
+                    retry_safe,
+                }) => {
                     if let Some(secret) = &prepared.secret {
                         scrub_error(&mut error, secret);
                     }
                     sink(recorder.finish(Some(&error)));
-                    let Some(delay) = policy.delay_after(attempt, &error) else {
+                    let delay = policy
+                        .delay_after(attempt, &error)
+                        .filter(|_| retry_safe);
+                    let Some(delay) = delay else {
                         tracing::warn!(kind = %error.kind, message = %error.message, "request failed");
                         return Err(error);
                     };
@@ -219,7 +228,7 @@ impl ModelClient {
         request: &RenderedRequest,
         recorder: &mut Recorder,
         cancel: &CancellationToken,
-    ) -> Result<(reqwest::Response, bytes::Bytes), ModelError> {
+    ) -> Result<(reqwest::Response, bytes::Bytes), AttemptError> {
         let send = self
             .http
             .request(prepared.method.clone(), prepared.url.clone())
@@ -229,10 +238,15 @@ impl ModelClient {
         let idle = self.config.idle_timeout;
         let mut response = tokio::select! {
             biased;
-            () = cancel.cancelled() => return Err(cancelled()),
+            () = cancel.cancelled() => return Err(AttemptError::final_(cancelled())),
             r = tokio::time::timeout(idle, send) => match r {
-                Err(_) => return Err(idle_timeout_error(idle)),
-                Ok(Err(e)) => return Err(classify_transport(&e)),
+                Err(_) => return Err(AttemptError::final_(idle_timeout_error(idle))),
+                Ok(Err(e)) => {
+                    // Nothing reached the server when connecting failed; otherwise it may
+                    // be working on the request.
+                    let retry_safe = e.is_connect() || !e.is_timeout();
+                    return Err(AttemptError { error: classify_transport(&e), retry_safe });
+                }
                 Ok(Ok(response)) => response,
             },
         };
@@ -241,31 +255,59 @@ impl ModelClient {
         tracing::debug!(status, "response headers");
         if !response.status().is_success() {
             let body = read_error_body(&mut response, recorder, idle, cancel).await?;
-            return Err(classify_http(status, response.headers(), &body));
+            return Err(AttemptError::retry_safe(classify_http(
+                status,
+                response.headers(),
+                &body,
+            )));
         }
         let first = tokio::select! {
             biased;
-            () = cancel.cancelled() => return Err(cancelled()),
+            () = cancel.cancelled() => return Err(AttemptError::final_(cancelled())),
             r = tokio::time::timeout(idle, response.chunk()) => match r {
-                Err(_) => return Err(idle_timeout_error(idle)),
+                Err(_) => return Err(AttemptError::final_(idle_timeout_error(idle))),
                 Ok(Err(e)) => {
                     let mut error = classify_transport(&e);
                     error.kind = ErrorKind::StreamTruncated;
                     error.retryable = true;
-                    return Err(error);
+                    return Err(AttemptError::retry_safe(error));
                 }
                 Ok(Ok(None)) => {
-                    return Err(ModelError::new(
+                    return Err(AttemptError::retry_safe(ModelError::new(
                         ErrorKind::StreamTruncated,
                         format!("HTTP {status} with an empty body"),
                     )
-                    .with_status(status));
+                    .with_status(status)));
                 }
                 Ok(Ok(Some(first))) => first,
             },
         };
         recorder.chunk(&first);
         Ok((response, first))
+    }
+}
+
+/// A failed attempt, and whether sending the request again is safe (the policy still decides
+/// whether it is worth it).
+struct AttemptError {
+    error: ModelError,
+    retry_safe: bool,
+}
+
+impl AttemptError {
+    fn retry_safe(error: ModelError) -> Self {
+        AttemptError {
+            error,
+            retry_safe: true,
+        }
+    }
+
+    /// An error after which the request must not be sent again by the client.
+    fn final_(error: ModelError) -> Self {
+        AttemptError {
+            error,
+            retry_safe: false,
+        }
     }
 }
 
@@ -360,12 +402,12 @@ async fn read_error_body(
     recorder: &mut Recorder,
     idle: Duration,
     cancel: &CancellationToken,
-) -> Result<Vec<u8>, ModelError> {
+) -> Result<Vec<u8>, AttemptError> {
     let mut body = Vec::new();
     while body.len() < MAX_ERROR_BODY {
         let chunk = tokio::select! {
             biased;
-            () = cancel.cancelled() => return Err(cancelled()),
+            () = cancel.cancelled() => return Err(AttemptError::final_(cancelled())),
             r = tokio::time::timeout(idle, response.chunk()) => r,
         };
         match chunk {
@@ -386,8 +428,16 @@ fn cancelled() -> ModelError {
 }
 
 /// Removes the key from an error's text (a server may echo it in its error body).
-fn scrub_error(error: &mut ModelError, secret: &str) {
-    if secret.len() >= 8 && error.message.contains(secret) {
+pub(crate) fn scrub_error(error: &mut ModelError, secret: &str) {
+    if secret.len() < 8 {
+        return;
+    }
+    if error.message.contains(secret) {
         error.message = error.message.replace(secret, tack_protocol::REDACTED);
+    }
+    if let Some(hint) = &mut error.hint
+        && hint.contains(secret)
+    {
+        *hint = hint.replace(secret, tack_protocol::REDACTED);
     }
 }

@@ -6,11 +6,12 @@ use tack_protocol::{ErrorKind, ModelError};
 
 /// Retry policy for one sampling request.
 ///
-/// Retries happen only before the first byte of a response body, where sending again cannot
-/// duplicate output the engine has already seen: connection failures, timeouts waiting for
-/// the response, 429 (honouring `Retry-After` up to `max_delay`), 5xx and overload, and a 2xx
-/// whose body ended or broke before its first byte. Never for 400/401/403/404, quota or
-/// context-length errors (they would fail the same way again).
+/// The client retries only before the first byte of a response body, where sending again
+/// cannot duplicate output the engine has already seen: connection failures, 429 (honouring
+/// `Retry-After` up to `max_delay`), 5xx and overload, and a 2xx whose body ended or broke
+/// before its first byte. Never for 400/401/403/404, quota or context-length errors (they
+/// would fail the same way again), nor after a timeout once the request was sent (the server
+/// may still be working on it).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct RetryPolicy {
     /// Attempts in total, the first included (1 = never retry).

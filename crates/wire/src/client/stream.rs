@@ -101,6 +101,8 @@ pub struct ResponseStream {
 pub(crate) struct StreamContext {
     pub(crate) sink: ExchangeSink,
     pub(crate) cancel: CancellationToken,
+    /// The key sent, scrubbed from errors before they leave the stream.
+    pub(crate) secret: Option<std::sync::Arc<str>>,
     pub(crate) idle_timeout: Duration,
     pub(crate) span: tracing::Span,
 }
@@ -128,9 +130,15 @@ impl ResponseStream {
     }
 
     /// The next event, or `None` after the last one.
+    ///
+    /// Cancel-safe: dropping the returned future before it completes (e.g. in a
+    /// `tokio::select!`) loses no event and no body byte.
     pub async fn next(&mut self) -> Option<Event> {
         loop {
-            if let Some(event) = self.pending.pop_front() {
+            if let Some(mut event) = self.pending.pop_front() {
+                if let (Err(error), Some(secret)) = (&mut event, &self.ctx.secret) {
+                    super::scrub_error(error, secret);
+                }
                 self.observe(&event);
                 return Some(event);
             }
