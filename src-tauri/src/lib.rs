@@ -45,6 +45,8 @@ pub fn specta_builder<R: Runtime>() -> Builder<R> {
             commands::exchange_curl,
         ])
         .events(collect_events![EngineEventEnvelope, WorkspaceChanged, MenuAction])
+        // One type per Rust type (what the shell sends), not separate serialize/deserialize shapes.
+        .disable_serde_phases()
 }
 
 /// Where the generated bindings live, relative to this crate.

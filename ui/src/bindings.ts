@@ -338,11 +338,11 @@ export type Exchange = {
 	/**  The request body exactly as sent (UTF-8 JSON). */
 	request_body: string,
 	/**  Response headers, credentials (e.g. `set-cookie`) redacted. */
-	response_headers?: Header[],
+	response_headers: Header[],
 	/**  Raw response body as received, chunk by chunk, with arrival times. */
-	response_chunks?: ResponseChunk[],
+	response_chunks: ResponseChunk[],
 	/**  Events the decoder produced from the body. */
-	events?: StreamEvent[],
+	events: StreamEvent[],
 	/**  The error the exchange ended with, if any. */
 	error?: ModelError | null,
 } & ExchangeSummary;

@@ -17,13 +17,10 @@ pub struct Exchange {
     /// The request body exactly as sent (UTF-8 JSON).
     pub request_body: String,
     /// Response headers, credentials (e.g. `set-cookie`) redacted.
-    #[serde(default)]
     pub response_headers: Vec<Header>,
     /// Raw response body as received, chunk by chunk, with arrival times.
-    #[serde(default)]
     pub response_chunks: Vec<ResponseChunk>,
     /// Events the decoder produced from the body.
-    #[serde(default)]
     pub events: Vec<StreamEvent>,
     /// The error the exchange ended with, if any.
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -8,6 +8,10 @@
 import type * as B from "../bindings";
 
 export type AppInfo = B.AppInfo;
+export type KeychainStatus = B.KeychainStatusView;
+export type MenuAction = B.MenuAction;
+export type QuestionRequest = B.QuestionRequest;
+export type Question = B.Question;
 export type AppError = B.AppError;
 export type KeyState = B.KeyState;
 export type ProviderView = B.ProviderView;
