@@ -1,5 +1,5 @@
 import { lazy, Suspense, useEffect } from "react";
-import { hasShell, subscribeWorkspaceChanges } from "../ipc";
+import { describeFailure, hasShell, shell, subscribeMenuActions, subscribeWorkspaceChanges } from "../ipc";
 import { interruptTurn } from "../session/actions";
 import { startLiveUpdates } from "../session/live";
 import { SessionView } from "../session/SessionView";
@@ -7,6 +7,7 @@ import { useSessionStore } from "../session/store";
 import { useCatalogStore } from "../settings/catalogStore";
 import { StartPanel } from "../start/StartPanel";
 import { Toaster } from "../toast/Toaster";
+import { toast } from "../toast/toastStore";
 import { Sidebar } from "../workspace/Sidebar";
 import { useWorkspaceStore } from "../workspace/workspaceStore";
 import { useUiStore } from "./uiStore";
@@ -32,9 +33,11 @@ export function App() {
     const stopFiles = subscribeWorkspaceChanges((change) => {
       if (change.cwd === useWorkspaceStore.getState().cwd) void useWorkspaceStore.getState().refreshFiles();
     });
+    const stopMenu = subscribeMenuActions(({ action }) => void runMenuAction(action));
     return () => {
       stopLive();
       stopFiles();
+      stopMenu();
     };
   }, []);
 
@@ -59,6 +62,32 @@ export function App() {
       <Toaster />
     </div>
   );
+}
+
+/** What the native menu's items do (src-tauri sends their ids as `menu-action`). */
+async function runMenuAction(action: string): Promise<void> {
+  const ui = useUiStore.getState();
+  switch (action) {
+    case "new-session":
+      ui.show("start");
+      return;
+    case "toggle-inspector":
+      ui.toggleInspector();
+      return;
+    case "settings":
+    case "about":
+      ui.show("settings");
+      return;
+    case "open-folder":
+      try {
+        const folder = await shell.pickWorkspace();
+        if (folder) useWorkspaceStore.getState().setCwd(folder);
+      } catch (error) {
+        const { message, hint } = describeFailure(error);
+        toast.error(`Could not open the folder dialog: ${message}`, hint);
+      }
+      return;
+  }
 }
 
 function useGlobalShortcuts() {

@@ -46,6 +46,10 @@ export function ExchangeDetail({ sessionId, exchangeId }: { sessionId: string; e
     }
   };
 
+  const chunks = exchange?.response_chunks ?? [];
+  const responseHeaders = exchange?.response_headers ?? [];
+  const decoded = exchange?.events ?? [];
+
   if (failure) return <p className="inspector-empty">Could not load the exchange: {failure}</p>;
   if (!exchange) {
     return (
@@ -80,12 +84,12 @@ export function ExchangeDetail({ sessionId, exchangeId }: { sessionId: string; e
           <div className="exchange-section">
             <p className="exchange-facts">
               status <strong>{exchange.status ?? "—"}</strong> · first byte {formatMs(exchange.ttfb_ms)} · total{" "}
-              {formatMs(exchange.total_ms)} · {exchange.response_chunks.length} chunks
+              {formatMs(exchange.total_ms)} · {chunks.length} chunks
             </p>
-            <Headers title="Response headers" headers={exchange.response_headers} />
+            <Headers title="Response headers" headers={responseHeaders} />
             <h3 className="inspector-h3">Raw body, as received</h3>
             <ol className="sse-chunks" aria-label="Response chunks">
-              {exchange.response_chunks.map((chunk, i) => (
+              {chunks.map((chunk, i) => (
                 <li key={i} className="sse-chunk">
                   <span className="sse-time mono">+{chunk.t_ms} ms</span>
                   <pre className="sse-data mono">{chunk.data}</pre>
@@ -97,7 +101,7 @@ export function ExchangeDetail({ sessionId, exchangeId }: { sessionId: string; e
         {tab === "events" && (
           <div className="exchange-section">
             <ol className="decoded-events" aria-label="Decoded events">
-              {exchange.events.map((event, i) => (
+              {decoded.map((event, i) => (
                 <li key={i} className="decoded-event">
                   <span className="decoded-type mono">{event.type}</span>
                   <span className="decoded-body mono">{eventBody(event)}</span>

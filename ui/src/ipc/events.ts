@@ -2,7 +2,7 @@
  * Subscriptions to the shell's event stream (docs/ipc.md § Events).
  */
 import { events } from "../bindings";
-import type { EngineEventEnvelope, WorkspaceChanged } from "./types";
+import type { EngineEventEnvelope, MenuAction, WorkspaceChanged } from "./types";
 
 /** Stops a subscription. */
 export type Unsubscribe = () => void;
@@ -18,6 +18,11 @@ export function subscribeEngineEvents(onEvent: (envelope: EngineEventEnvelope) =
 /** Calls `onChange` when files change in a workspace outside Tack. */
 export function subscribeWorkspaceChanges(onChange: (change: WorkspaceChanged) => void): Unsubscribe {
   return settle(events.workspaceChanged.listen((event) => onChange(event.payload)));
+}
+
+/** Calls `onAction` when the native menu is used (`new-session`, `open-folder`, `toggle-inspector`, `settings`, `about`). */
+export function subscribeMenuActions(onAction: (action: MenuAction) => void): Unsubscribe {
+  return settle(events.menuAction.listen((event) => onAction(event.payload)));
 }
 
 function settle(pending: Promise<() => void>): Unsubscribe {

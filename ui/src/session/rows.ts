@@ -6,6 +6,7 @@
 import type {
   AbortReason,
   ModelError,
+  QuestionRequest,
   ResolvedDecision,
   ToolOutput,
 } from "../ipc";
@@ -18,6 +19,8 @@ export interface UserRow {
   id: string;
   text: string;
   state: UserRowState;
+  /** Set when Tack wrote the message on the user's behalf (the harness or engine rule). */
+  injectedBy: string | null;
 }
 
 export interface AssistantRow {
@@ -90,7 +93,15 @@ export interface AbortedRow {
   reason: AbortReason;
 }
 
-export type Row = UserRow | AssistantRow | ReasoningRow | ToolRow | ErrorRow | AbortedRow;
+/** Questions a tool call put to the user (`question_asked`). */
+export interface QuestionRow {
+  kind: "question";
+  id: string;
+  turnId: string;
+  request: QuestionRequest;
+}
+
+export type Row = UserRow | AssistantRow | ReasoningRow | ToolRow | ErrorRow | AbortedRow | QuestionRow;
 
 /** Longest live output kept per tool call; older output is dropped from the front. */
 export const LIVE_OUTPUT_CAP = 256 * 1024;

@@ -90,3 +90,18 @@ describe("timeline", () => {
     expect(applyEvents(tl, [{ type: "turn_started", turn_id: T }])).toBe(tl);
   });
 });
+
+describe("timeline: questions and injected messages", () => {
+  it("adds a question row and labels messages Tack wrote on the user's behalf", () => {
+    const tl = applyEvents(emptyTimeline(), [
+      {
+        type: "question_asked",
+        turn_id: T,
+        request: { id: "q1", call_id: "c9", questions: [{ question: "Which crate?", options: [{ label: "wire" }, { label: "engine" }] }] },
+      },
+      done({ type: "message", id: "u9", role: "user", content: [{ type: "text", text: "Use the tool format." }], injected_by: "format_correction" }),
+    ]);
+    expect(tl.rows.map((r) => r.kind)).toEqual(["question", "user"]);
+    expect((tl.rows[1] as UserRow).injectedBy).toBe("format_correction");
+  });
+});

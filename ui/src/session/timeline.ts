@@ -77,7 +77,7 @@ export function applyEvents(timeline: Timeline, events: readonly EngineEvent[]):
 export function addLocalInput(timeline: Timeline, text: string): { timeline: Timeline; rowId: string } {
   const draft = new Draft(timeline, false);
   const rowId = draft.nextId("input");
-  draft.append({ kind: "user", id: rowId, text, state: "pending" });
+  draft.append({ kind: "user", id: rowId, text, state: "pending", injectedBy: null });
   return { timeline: draft.finish(), rowId };
 }
 
@@ -250,6 +250,10 @@ class Draft {
       case "input_queued":
         this.queueInput(event.text);
         return;
+      case "question_asked":
+        this.closeOpenText();
+        this.append({ kind: "question", id: `question-${event.request.id}`, turnId: event.turn_id, request: event.request });
+        return;
     }
   }
 
@@ -406,12 +410,13 @@ class Draft {
 
   private confirmUserMessage(item: ItemOf<"message">): void {
     const text = messageText(item);
-    const at = this.findUnconfirmedInput(text);
+    const injectedBy = item.injected_by ?? null;
+    const at = injectedBy ? null : this.findUnconfirmedInput(text);
     if (at !== null) {
       this.replace(at, { ...(this.rows[at] as UserRow), state: "sent" });
       return;
     }
-    this.append({ kind: "user", id: `item-${item.id}`, text, state: "sent" });
+    this.append({ kind: "user", id: `item-${item.id}`, text, state: "sent", injectedBy });
   }
 
   private queueInput(text: string): void {
@@ -420,7 +425,7 @@ class Draft {
       this.replace(at, { ...(this.rows[at] as UserRow), state: "queued" });
       return;
     }
-    this.append({ kind: "user", id: this.nextId("queued"), text, state: "queued" });
+    this.append({ kind: "user", id: this.nextId("queued"), text, state: "queued", injectedBy: null });
   }
 
   private findUnconfirmedInput(text: string, only?: UserRow["state"]): number | null {

@@ -16,7 +16,11 @@ const USER_STATE_LABEL: Record<UserRow["state"], string | null> = {
 export const UserMessage = memo(function UserMessage({ row }: { row: UserRow }) {
   const label = USER_STATE_LABEL[row.state];
   return (
-    <article className={`msg-user msg-user-${row.state}`} aria-label={label ? `Your message (${label})` : "Your message"}>
+    <article
+      className={`msg-user msg-user-${row.state}${row.injectedBy ? " msg-user-injected" : ""}`}
+      aria-label={row.injectedBy ? `Message added by Tack (${row.injectedBy})` : label ? `Your message (${label})` : "Your message"}
+    >
+      {row.injectedBy && <div className="msg-user-injected-by">added by Tack · {row.injectedBy.replace(/_/g, " ")}</div>}
       <div className="msg-user-text">
         <InlineCode text={row.text} />
       </div>

@@ -2,6 +2,7 @@ import { memo } from "react";
 import type { Row } from "../rows";
 import { ErrorNotice } from "./ErrorNotice";
 import { AbortNote, AssistantMessage, ReasoningBlock, UserMessage } from "./MessageRows";
+import { QuestionCard } from "./QuestionCard";
 import { ToolCallCard } from "./ToolCallCard";
 import "./rows.css";
 
@@ -20,5 +21,7 @@ export const RowView = memo(function RowView({ row }: { row: Row }) {
       return <ErrorNotice row={row} />;
     case "aborted":
       return <AbortNote row={row} />;
+    case "question":
+      return <QuestionCard row={row} />;
   }
 });
