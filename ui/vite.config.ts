@@ -3,16 +3,22 @@ import { defineConfig } from "vite";
 import react from "@vitejs/plugin-react";
 
 /**
- * The Content-Security-Policy the desktop window enforces (src-tauri's tauri.conf.json).
- * `vite preview` serves the built UI with the same header so the Playwright flows fail on
- * anything the real window would block (inline scripts, eval, remote fonts or fetches).
+ * The Content-Security-Policy the desktop window enforces (src-tauri/tauri.conf.json,
+ * `app.security.csp`). `vite preview` serves the built UI with the same header so the
+ * Playwright flows fail on anything the real window would block (inline scripts, eval,
+ * remote fonts or fetches, form navigation).
  */
 export const CONTENT_SECURITY_POLICY = [
   "default-src 'self'",
   "script-src 'self'",
   "style-src 'self' 'unsafe-inline'",
   "img-src 'self' data: asset: http://asset.localhost",
+  "font-src 'self' data:",
   "connect-src ipc: http://ipc.localhost",
+  "object-src 'none'",
+  "base-uri 'none'",
+  "form-action 'none'",
+  "frame-ancestors 'none'",
 ].join("; ");
 
 export default defineConfig({

@@ -45,6 +45,8 @@ export async function openApp(browser, { config = {}, colorScheme = "light", vie
     });
   }, config);
   await page.addInitScript({ path: MOCK_SCRIPT });
+  // The window runs with tauri.conf.json's freezePrototype: true.
+  await page.addInitScript(() => Object.freeze(Object.prototype));
   await page.goto(BASE_URL);
   return {
     page,
