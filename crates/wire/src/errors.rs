@@ -106,10 +106,14 @@ fn hint(kind: ErrorKind) -> Option<&'static str> {
 /// object in a chunk, the data of Groq's `event: error` frame (`{"error":{…}}`), or any
 /// other JSON or text the server sent as the error.
 ///
+/// Also used for Responses `error` events and `response.failed`'s `response.error`, and
+/// Anthropic's `event: error` (`{"type":"error","error":{"type","message"}}`).
+///
 /// `tool_use_failed` (the provider rejected the model's own tool call) and unrecognized
 /// errors → `provider_error`; rate limits → `rate_limit`; context errors →
 /// `context_length_exceeded`; `insufficient_quota` → `quota_exhausted`; overload →
-/// `overloaded`; a numeric code ≥ 500 → `server_error`.
+/// `overloaded`; Anthropic `api_error`, OpenAI `server_error` or a numeric code ≥ 500 →
+/// `server_error`.
 pub fn classify_stream_error(error: &Value) -> ModelError {
     let inner = error.get("error").unwrap_or(error);
     let detail = ProviderDetail::from_value(inner);
@@ -299,6 +303,11 @@ impl ProviderDetail {
         }
         if named("rate_limit") || message.contains("rate limit") {
             return Some(ErrorKind::RateLimit);
+        }
+        // Anthropic `api_error` and OpenAI `server_error` (a `response.failed` code): the
+        // provider's own failure, worth a retry.
+        if named("api_error") || named("server_error") {
+            return Some(ErrorKind::ServerError);
         }
         None
     }

@@ -6,7 +6,8 @@
 //! namespace}`) or a freeform tool carried as a function (whose `input` argument is unwrapped
 //! into a custom tool call). Decoders look calls up by their wire name.
 //!
-//! Chat Completions (and Anthropic Messages) know neither namespaces nor freeform tools, so:
+//! Chat Completions and Anthropic Messages know neither namespaces nor freeform tools, so (on
+//! both; Responses keeps names, see [`tool_kinds`]):
 //! - a namespaced function `ns` / `name` is advertised as `<ns>_<name>` (no `_` is inserted when
 //!   `ns` already ends with `_` or `name` starts with `_`), with every character outside
 //!   `[A-Za-z0-9_-]` replaced by `_`, `tool` if nothing is left, cut to 64 characters (the
@@ -32,26 +33,49 @@ pub const MAX_TOOL_NAME_LEN: usize = 64;
 /// On Chat and Messages: plain functions → [`ToolKind::Function`]; namespaced functions →
 /// [`ToolKind::NamespacedFunction`] under their flattened name; freeform tools →
 /// [`ToolKind::Custom`] (a namespaced freeform tool is flattened too and decodes as a custom
-/// call without its namespace, since custom tool calls carry none). On Responses, which has
-/// native namespaces and freeform tools, names are kept as given (provisional until the
-/// Responses wire lands).
+/// call without its namespace, since custom tool calls carry none).
+///
+/// On Responses, which has native namespaces (`{"type":"namespace"}` tools, calls with a
+/// `namespace` field) and native freeform tools (`custom_tool_call` items), names are not
+/// changed and the map is only a fallback: freeform tools → [`ToolKind::Custom`] (for a server
+/// that returns a freeform call as a `function_call` with `{"input": …}`), plain functions →
+/// [`ToolKind::Function`], and a namespaced function → [`ToolKind::NamespacedFunction`] under
+/// its bare name only when no other advertised tool has that name (so a server that drops
+/// `namespace` from the call still maps back; an ambiguous bare name is left out rather than
+/// guessed).
 pub fn tool_kinds(tools: &[ToolSpec], wire: Wire) -> ToolKinds {
+    if wire == Wire::Responses {
+        return responses_tool_kinds(tools);
+    }
     let names = wire_tool_names(tools, wire);
     tools
         .iter()
         .zip(names)
-        .map(|(tool, wire_name)| {
-            let kind = match (&tool.kind, &tool.namespace) {
-                (ToolSpecKind::Freeform { .. }, _) => ToolKind::Custom,
-                (ToolSpecKind::Function { .. }, Some(namespace)) => ToolKind::NamespacedFunction {
-                    name: tool.name.clone(),
-                    namespace: namespace.clone(),
-                },
-                (ToolSpecKind::Function { .. }, None) => ToolKind::Function,
-            };
-            (wire_name, kind)
-        })
+        .map(|(tool, wire_name)| (wire_name, kind_of(tool)))
         .collect()
+}
+
+/// How a call to `tool` comes back when its name alone identifies it.
+fn kind_of(tool: &ToolSpec) -> ToolKind {
+    match (&tool.kind, &tool.namespace) {
+        (ToolSpecKind::Freeform { .. }, _) => ToolKind::Custom,
+        (ToolSpecKind::Function { .. }, Some(namespace)) => ToolKind::NamespacedFunction {
+            name: tool.name.clone(),
+            namespace: namespace.clone(),
+        },
+        (ToolSpecKind::Function { .. }, None) => ToolKind::Function,
+    }
+}
+
+fn responses_tool_kinds(tools: &[ToolSpec]) -> ToolKinds {
+    let mut kinds = ToolKinds::new();
+    for tool in tools {
+        let unique = tools.iter().filter(|t| t.name == tool.name).count() == 1;
+        if tool.namespace.is_none() || unique {
+            kinds.entry(tool.name.clone()).or_insert_with(|| kind_of(tool));
+        }
+    }
+    kinds
 }
 
 /// The name each tool is advertised under on `wire`, in the order of `tools`.
@@ -194,5 +218,38 @@ mod tests {
     fn responses_keeps_names() {
         let tools = vec![ns("github", "create_issue")];
         assert_eq!(wire_tool_names(&tools, Wire::Responses), vec!["create_issue"]);
+    }
+
+    #[test]
+    fn responses_kinds_keep_names_and_skip_ambiguous_namespaced_ones() {
+        let tools = vec![
+            ToolSpec::function("shell", "run", json!({"type": "object"})),
+            ToolSpec::freeform("apply_patch", "patch"),
+            ns("github", "create_issue"),
+            ns("github", "search"),
+            ns("gitlab", "search"),
+            ns("tools", "shell"),
+        ];
+        let kinds = tool_kinds(&tools, Wire::Responses);
+        assert_eq!(kinds["shell"], ToolKind::Function);
+        assert_eq!(kinds["apply_patch"], ToolKind::Custom);
+        assert_eq!(
+            kinds["create_issue"],
+            ToolKind::NamespacedFunction {
+                name: "create_issue".into(),
+                namespace: "github".into()
+            }
+        );
+        assert!(!kinds.contains_key("search"));
+        assert_eq!(kinds.len(), 3);
+    }
+
+    #[test]
+    fn messages_flattens_like_chat() {
+        let tools = vec![
+            ToolSpec::freeform("apply_patch", "patch"),
+            ns("github", "create_issue"),
+        ];
+        assert_eq!(tool_kinds(&tools, Wire::Messages), tool_kinds(&tools, Wire::Chat));
     }
 }

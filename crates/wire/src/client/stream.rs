@@ -7,7 +7,7 @@ use tack_protocol::{ErrorKind, ModelError, ReasoningOrigin, StreamEvent, Wire};
 use tokio_util::sync::CancellationToken;
 
 use super::record::{ExchangeSink, Recorder, dropped_error};
-use crate::decode::{StreamDecoder, chat, decoder, unsupported_wire};
+use crate::decode::{StreamDecoder, decode_reply, decoder};
 use crate::errors::classify_transport;
 use crate::tool_kinds::ToolKinds;
 
@@ -69,14 +69,12 @@ impl Body {
                 wire,
                 tool_kinds,
                 origin,
-            } => match wire {
-                Wire::Chat => out.extend(chat::decode_reply(
-                    buf,
-                    std::mem::take(tool_kinds),
-                    origin.clone(),
-                )),
-                Wire::Responses | Wire::Messages => out.push(Err(unsupported_wire(*wire))),
-            },
+            } => out.extend(decode_reply(
+                *wire,
+                std::mem::take(tool_kinds),
+                origin.clone(),
+                buf,
+            )),
         }
     }
 }

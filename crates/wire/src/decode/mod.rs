@@ -5,14 +5,22 @@
 //! whole body in between. The same decoder runs under `tack decode`, the benches and the
 //! client, so what is measured and tested is what users get.
 //!
-//! Contract of the event sequence (see [`StreamEvent`]): `Created` once, deltas, `ItemDone`
-//! for each complete item, `Usage`, then exactly one `Completed`, or an `Err` instead of
-//! `Completed`. After `Completed` or an `Err` a decoder emits nothing more.
+//! Contract of the event sequence (see [`StreamEvent`]), the same on every wire: `Created`
+//! once, deltas, then at the wire's terminal event an `ItemDone` for each complete item,
+//! `Usage`, and exactly one `Completed`; or, instead of all that, exactly one `Err` as the
+//! last event. After `Completed` or an `Err` a decoder emits nothing more. Items are only
+//! released once the terminal event proves the response complete, so a stream that fails or
+//! is cut off yields display deltas but never a runnable tool call.
 
+mod calls;
 pub mod chat;
 mod chat_schema;
+pub mod messages;
+mod messages_schema;
+pub mod responses;
+mod responses_schema;
 
-use tack_protocol::{ErrorKind, ModelError, ReasoningOrigin, StreamEvent, Wire};
+use tack_protocol::{ModelError, ReasoningOrigin, StreamEvent, Wire};
 
 use crate::tool_kinds::ToolKinds;
 
@@ -30,7 +38,7 @@ pub trait StreamDecoder: Send {
 ///
 /// `tool_kinds` maps wire tool names back to how calls come back (from shaping); `origin` is
 /// stamped on reasoning items (its `model` is replaced by the model the server reports).
-/// Only Chat is implemented; other wires get a decoder that reports a `config` error.
+/// See [`chat`], [`responses`] and [`messages`] for what each accepts.
 pub fn decoder(
     wire: Wire,
     tool_kinds: ToolKinds,
@@ -38,10 +46,24 @@ pub fn decoder(
 ) -> Box<dyn StreamDecoder> {
     match wire {
         Wire::Chat => Box::new(chat::ChatDecoder::new(tool_kinds, origin)),
-        Wire::Responses | Wire::Messages => Box::new(Unsupported {
-            wire,
-            reported: false,
-        }),
+        Wire::Responses => Box::new(responses::ResponsesDecoder::new(tool_kinds, origin)),
+        Wire::Messages => Box::new(messages::MessagesDecoder::new(tool_kinds, origin)),
+    }
+}
+
+/// Decodes a whole non-streaming reply on `wire` (a request sent with `stream: false`, or a
+/// server that ignored `stream: true`) into the events a stream of it would give, ending in
+/// `Completed` or an error like a stream.
+pub fn decode_reply(
+    wire: Wire,
+    tool_kinds: ToolKinds,
+    origin: ReasoningOrigin,
+    body: &[u8],
+) -> Vec<Result<StreamEvent, ModelError>> {
+    match wire {
+        Wire::Chat => chat::decode_reply(body, tool_kinds, origin),
+        Wire::Responses => responses::decode_reply(body, tool_kinds, origin),
+        Wire::Messages => messages::decode_reply(body, tool_kinds, origin),
     }
 }
 
@@ -57,37 +79,4 @@ pub fn decode_all(
     decoder.push(body, &mut out);
     decoder.finish(&mut out);
     out
-}
-
-/// The error every not-yet-implemented wire decodes to.
-pub fn unsupported_wire(wire: Wire) -> ModelError {
-    ModelError::new(
-        ErrorKind::Config,
-        format!("decoding the {wire} wire is not implemented yet"),
-    )
-    .with_hint("use a provider on the chat wire for now")
-}
-
-struct Unsupported {
-    wire: Wire,
-    reported: bool,
-}
-
-impl Unsupported {
-    fn report(&mut self, out: &mut Vec<Result<StreamEvent, ModelError>>) {
-        if !self.reported {
-            self.reported = true;
-            out.push(Err(unsupported_wire(self.wire)));
-        }
-    }
-}
-
-impl StreamDecoder for Unsupported {
-    fn push(&mut self, _bytes: &[u8], out: &mut Vec<Result<StreamEvent, ModelError>>) {
-        self.report(out);
-    }
-
-    fn finish(&mut self, out: &mut Vec<Result<StreamEvent, ModelError>>) {
-        self.report(out);
-    }
 }
