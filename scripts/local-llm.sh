@@ -184,18 +184,37 @@ do_start() {
 }
 
 do_ensure() {
-  if server_pid >/dev/null && healthy; then
-    printf '%s\n' "$BASE_URL"
-    return 0
+  local t0=$SECONDS
+  if server_pid >/dev/null; then
+    # Alive but not answering at once: it may be loading, or busy streaming to other tests.
+    # Give it the start-up allowance before deciding it is stuck.
+    until healthy; do
+      if ! server_pid >/dev/null; then
+        break
+      fi
+      if (( SECONDS - t0 >= START_TIMEOUT )); then
+        say "the server has not answered /health for ${START_TIMEOUT}s; restarting it"
+        break
+      fi
+      sleep 0.5
+    done
+    if server_pid >/dev/null && healthy; then
+      printf '%s\n' "$BASE_URL"
+      return 0
+    fi
   fi
   # A pid file whose process died (or a server that stopped answering) is stale: clean up.
-  do_stop_quiet
+  do_stop quiet
   do_start
 }
 
-do_stop_quiet() {
+do_stop() {
   local pid
-  pid=$(server_pid) || { rm -f "$PID_FILE"; return 0; }
+  if ! pid=$(server_pid); then
+    rm -f "$PID_FILE"
+    [[ "${1:-}" == quiet ]] || say "not running on port $PORT"
+    return 0
+  fi
   kill -TERM "$pid" 2>/dev/null || true
   # Give it 10 s to exit on SIGTERM, then make sure.
   for _ in $(seq 1 40); do
@@ -233,7 +252,7 @@ main() {
     install) require_tools; with_lock do_install ;;
     start) require_tools; with_lock do_start ;;
     ensure) require_tools; with_lock do_ensure ;;
-    stop) require_tools; with_lock do_stop_quiet ;;
+    stop) require_tools; with_lock do_stop ;;
     status) require_tools; do_status ;;
     url) printf '%s\n' "$BASE_URL" ;;
     -h | --help | help) usage ;;

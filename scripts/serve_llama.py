@@ -58,6 +58,10 @@ def main() -> int:
     params.n_predict = max_tokens
     # One slot: requests run one at a time, so one cannot change another's numbers.
     params.n_parallel = 1
+    # HTTP threads are separate from the slot. llama.cpp's default here is 3, and every
+    # streaming request holds one while it waits for the slot, so a fourth parallel test (or
+    # a /health probe from `local-llm.sh ensure`) would not even be read until one finished.
+    params.n_threads_http = 16
     # One thread by default, measured: on 2 busy cores (cargo builds beside us) two threads
     # collapsed to 4-10 tokens/s, because each layer waits at a barrier for the descheduled
     # thread; one thread stayed at 40-90 tokens/s. Greedy output was byte-identical with 1 and
