@@ -36,7 +36,10 @@ export const PlusIcon = (p: IconProps) => (
   <Svg {...p}><path d="M8 3v10M3 8h10" /></Svg>
 );
 export const GearIcon = (p: IconProps) => (
-  <Svg {...p}><circle cx="8" cy="8" r="2.2" /><path d="M8 1.8v1.6M8 12.6v1.6M14.2 8h-1.6M3.4 8H1.8M12.4 3.6l-1.1 1.1M4.7 11.3l-1.1 1.1M12.4 12.4l-1.1-1.1M4.7 4.7 3.6 3.6" /></Svg>
+  <Svg {...p}>
+    <path d="M6.9 1.8h2.2l.4 1.7 1.2.6 1.5-.9 1.6 1.6-.9 1.5.5 1.2 1.7.4v2.2l-1.7.4-.5 1.2.9 1.5-1.6 1.6-1.5-.9-1.2.5-.4 1.7H6.9l-.4-1.7-1.2-.5-1.5.9-1.6-1.6.9-1.5-.5-1.2-1.7-.4V6.9l1.7-.4.5-1.2-.9-1.5 1.6-1.6 1.5.9 1.2-.6z" />
+    <circle cx="8" cy="8" r="2" />
+  </Svg>
 );
 export const InspectorIcon = (p: IconProps) => (
   <Svg {...p}><rect x="2" y="2.5" width="12" height="11" rx="1.5" /><path d="M10 2.5v11" /></Svg>

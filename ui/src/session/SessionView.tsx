@@ -2,6 +2,7 @@ import { ApprovalDialog } from "../approvals/ApprovalDialog";
 import { Composer } from "../composer/Composer";
 import { interruptTurn, sendMessage } from "./actions";
 import { MessageList } from "./MessageList";
+import type { Usage } from "../ipc";
 import { useSessionStore } from "./store";
 import { TopBar } from "./TopBar";
 import "./session.css";
@@ -24,8 +25,21 @@ export function SessionView() {
       )}
       <div className="composer-dock">
         <Composer running={session.running} onSend={(text) => void sendMessage(text)} onStop={() => void interruptTurn()} />
+        {session.lastUsage && <UsageLine usage={session.lastUsage} />}
       </div>
       {approvals[0] && <ApprovalDialog key={approvals[0].request.id} pending={approvals[0]} queued={approvals.length - 1} />}
     </div>
+  );
+}
+
+/** Tokens of the last completed turn, quietly under the composer. */
+function UsageLine({ usage }: { usage: Usage }) {
+  const cached = usage.cached_input_tokens ?? 0;
+  const reasoning = usage.reasoning_tokens ?? 0;
+  return (
+    <p className="usage-line" aria-label="Tokens used by the last turn">
+      last turn: {usage.input_tokens.toLocaleString()} in{cached > 0 && <> ({cached.toLocaleString()} cached)</>} ·{" "}
+      {usage.output_tokens.toLocaleString()} out{reasoning > 0 && <> ({reasoning.toLocaleString()} reasoning)</>}
+    </p>
   );
 }

@@ -1,6 +1,7 @@
 import { useState, type FormEvent } from "react";
 import { describeFailure, shell, type HarnessInfo, type ProviderInput, type ProviderView, type Wire } from "../ipc";
 import { Button } from "../primitives/Button";
+import { ConfirmDialog } from "../primitives/ConfirmDialog";
 import { Field } from "../primitives/Field";
 
 const WIRES: ReadonlyArray<{ id: Wire; label: string }> = [
@@ -51,8 +52,10 @@ export function ProviderForm({ provider, harnesses, onSaved, onDeleted }: Provid
     }
   };
 
+  const [confirming, setConfirming] = useState(false);
   const remove = async () => {
-    if (!provider || !window.confirm(`Delete provider “${provider.name}”?`)) return;
+    setConfirming(false);
+    if (!provider) return;
     try {
       await shell.deleteProvider(provider.id);
       onDeleted(provider.id);
@@ -148,7 +151,7 @@ export function ProviderForm({ provider, harnesses, onSaved, onDeleted }: Provid
       )}
       <div className="form-actions">
         {!isNew && !provider.builtin && (
-          <Button variant="ghost" onClick={() => void remove()}>
+          <Button variant="ghost" onClick={() => setConfirming(true)}>
             Delete provider
           </Button>
         )}
@@ -157,6 +160,16 @@ export function ProviderForm({ provider, harnesses, onSaved, onDeleted }: Provid
           {isNew ? "Add provider" : "Save changes"}
         </Button>
       </div>
+      {confirming && provider && (
+        <ConfirmDialog
+          title={`Delete ${provider.name}?`}
+          confirmLabel="Delete provider"
+          onConfirm={() => void remove()}
+          onCancel={() => setConfirming(false)}
+        >
+          Sessions that use <code>{provider.id}</code> can no longer be resumed with it. Its key stays in the keychain until you clear it.
+        </ConfirmDialog>
+      )}
     </form>
   );
 }

@@ -33,14 +33,21 @@ export function StartPanel() {
 
   const provider = providers.find((p) => p.id === providerId) ?? null;
 
-  useEffect(() => {
-    if (!providerId && providers[0]) setProviderId(providers[0].id);
-  }, [providers, providerId]);
-
-  useEffect(() => {
-    setModel(provider?.model ?? "");
+  const choose = (id: string) => {
+    setProviderId(id);
+    // A new provider brings its own default model and harness.
+    setModel(providers.find((p) => p.id === id)?.model ?? "");
     setHarness("");
-  }, [provider?.id]); // eslint-disable-line react-hooks/exhaustive-deps
+  };
+
+  // Providers arrive after the first render: pick the first one once they do.
+  useEffect(() => {
+    const first = providers[0];
+    if (!providerId && first) {
+      setProviderId(first.id);
+      setModel(first.model);
+    }
+  }, [providers, providerId]);
 
   const pick = async () => {
     try {
@@ -104,7 +111,7 @@ export function StartPanel() {
             }
           >
             {({ id, describedBy }) => (
-              <select id={id} aria-describedby={describedBy} className="select" value={providerId} onChange={(e) => setProviderId(e.target.value)}>
+              <select id={id} aria-describedby={describedBy} className="select" value={providerId} onChange={(e) => choose(e.target.value)}>
                 {providers.map((p) => (
                   <option key={p.id} value={p.id}>
                     {p.name} — {p.wire}

@@ -1,8 +1,8 @@
-import { useEffect, useId, useRef, useState } from "react";
+import { useEffect, useRef, useState } from "react";
 import { describeFailure, shell, type ExportFormat, type SessionSummary } from "../ipc";
 import { Button, IconButton } from "../primitives/Button";
 import { DownloadIcon, EditIcon, TrashIcon } from "../primitives/icons";
-import { Modal } from "../primitives/Modal";
+import { ConfirmDialog } from "../primitives/ConfirmDialog";
 import { resumeSession } from "../session/actions";
 import { useSessionStore } from "../session/store";
 import { toast } from "../toast/toastStore";
@@ -127,8 +127,6 @@ function ExportMenu({ session, onDone }: { session: SessionSummary; onDone: () =
 }
 
 function ConfirmDelete({ session, onClose }: { session: SessionSummary; onClose: () => void }) {
-  const titleId = useId();
-  const textId = useId();
   const remove = async () => {
     onClose();
     try {
@@ -142,20 +140,9 @@ function ConfirmDelete({ session, onClose }: { session: SessionSummary; onClose:
     }
   };
   return (
-    <Modal labelledBy={titleId} describedBy={textId} role="alertdialog" onDismiss={onClose} className="confirm">
-      <div className="confirm-body">
-        <h2 id={titleId}>Delete this session?</h2>
-        <p id={textId}>
-          “{session.title || "Untitled session"}” and its exchange records will be removed from disk. This cannot be undone.
-        </p>
-      </div>
-      <footer className="confirm-actions">
-        <Button onClick={onClose}>Cancel</Button>
-        <Button variant="danger" onClick={() => void remove()}>
-          Delete
-        </Button>
-      </footer>
-    </Modal>
+    <ConfirmDialog title="Delete this session?" confirmLabel="Delete" onConfirm={() => void remove()} onCancel={onClose}>
+      “{session.title || "Untitled session"}” and its exchange records will be removed from disk. This cannot be undone.
+    </ConfirmDialog>
   );
 }
 

@@ -1,4 +1,4 @@
-import { memo, useEffect, useId, useLayoutEffect, useMemo, useRef, useState } from "react";
+import { memo, useId, useLayoutEffect, useMemo, useRef, useState } from "react";
 import stripAnsi from "strip-ansi";
 import { DiffView } from "../../diff/DiffView";
 import { HighlightedCode } from "../../highlight/HighlightedCode";
@@ -131,19 +131,19 @@ function ToolOutputView({ row }: { row: ToolRow }) {
     if (el && follow.current) el.scrollTop = el.scrollHeight;
   }, [text]);
 
-  useEffect(() => {
-    const el = ref.current;
-    if (!el) return;
-    const onScroll = () => {
-      follow.current = el.scrollTop + el.clientHeight >= el.scrollHeight - 8;
-    };
-    el.addEventListener("scroll", onScroll, { passive: true });
-    return () => el.removeEventListener("scroll", onScroll);
-  }, [text === ""]);
-
   if (!text) return null;
   return (
-    <pre ref={ref} className="tool-output mono scroll-thin" aria-label="Output" tabIndex={0}>
+    <pre
+      ref={ref}
+      className="tool-output mono scroll-thin"
+      aria-label="Output"
+      tabIndex={0}
+      onScroll={(event) => {
+        const el = event.currentTarget;
+        // Keep following the tail only while the reader is at it.
+        follow.current = el.scrollTop + el.clientHeight >= el.scrollHeight - 8;
+      }}
+    >
       {text}
     </pre>
   );
