@@ -1,6 +1,6 @@
 //! The keychain round trip against a real Secret Service (gnome-keyring on a D-Bus session).
 //!
-//! Runs only with `TACK_KEYRING_E2E=1`, which `scripts/test.sh` sets inside
+//! Runs only with `TACK_KEYCHAIN_E2E=1`, which `scripts/test.sh` sets inside
 //! `dbus-run-session` after unlocking a throwaway gnome-keyring; elsewhere it prints why it
 //! skipped. Without a Secret Service the store must say so clearly instead of failing
 //! silently.
@@ -8,10 +8,10 @@
 use tack_engine::secrets::{ApiKey, KeySource, KeychainStore, SecretStore, resolve_key};
 
 fn enabled() -> bool {
-    if std::env::var_os("TACK_KEYRING_E2E").is_some() {
+    if std::env::var_os("TACK_KEYCHAIN_E2E").is_some() {
         return true;
     }
-    println!("skipped: TACK_KEYRING_E2E not set (needs a Secret Service; scripts/test.sh provides one)");
+    println!("skipped: TACK_KEYCHAIN_E2E not set (needs a Secret Service; scripts/test.sh provides one)");
     false
 }
 
@@ -43,7 +43,7 @@ fn keys_round_trip_through_the_os_keychain() {
 
 #[test]
 fn a_missing_secret_service_is_reported_not_hidden() {
-    if std::env::var_os("TACK_KEYRING_E2E").is_some() {
+    if std::env::var_os("TACK_KEYCHAIN_E2E").is_some() {
         println!("skipped: a Secret Service is present in this run");
         return;
     }
