@@ -126,7 +126,10 @@ fn estimate_size(req: &ShapedRequest) -> usize {
             };
         }
     }
-    n + req.tools.len() * 512
+    n += req.tools.len() * 512;
+    // Escaping grows text (code has many quotes and newlines); a quarter of slack saves
+    // regrowing (and copying) the whole body once it is nearly written.
+    n + n / 4
 }
 
 fn write_messages(out: &mut Vec<u8>, req: &ShapedRequest) -> Result<(), RenderError> {

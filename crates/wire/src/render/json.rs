@@ -127,7 +127,9 @@ pub(crate) fn write_str(out: &mut Vec<u8>, s: &str) {
         }
         // Escapes are often dense (code: quotes, newlines), so a word that has one is written
         // byte by byte instead of as many tiny copies.
-        out.extend_from_slice(&bytes[run_start..i]);
+        if run_start < i {
+            out.extend_from_slice(&bytes[run_start..i]);
+        }
         let mut escaped = [0u8; 8 * 6 + 1];
         let mut len = 0;
         for &b in &word {
@@ -141,7 +143,15 @@ pub(crate) fn write_str(out: &mut Vec<u8>, s: &str) {
                 len += 1 + usize::from(letter != 0);
             }
         }
-        out.extend_from_slice(&escaped[..len]);
+        // Copy a fixed size and cut back: a constant-length copy compiles to a few moves,
+        // where a variable one is a `memcpy` call costing more than the bytes it moves.
+        let keep = out.len() + len;
+        if len <= 16 {
+            out.extend_from_slice(&escaped[..16]);
+        } else {
+            out.extend_from_slice(&escaped);
+        }
+        out.truncate(keep);
         i += 8;
         run_start = i;
     }
