@@ -9,8 +9,8 @@
 //!   - `redacted_thinking` (whole in the start event, `data`) → a [`ReasoningItem`] with
 //!     `redacted_data`;
 //!   - `tool_use` (`id`, `name`; `input: {}` at the start, or no `input` at all on llama.cpp)
-//!     + `input_json_delta` (`partial_json`, the first one often `""`) → a call; a tool use
-//!     with no input deltas has the start's `input`, or `{}`;
+//!     and its `input_json_delta`s (`partial_json`, the first one often `""`) → a call; a tool
+//!     use with no input deltas has the start's `input`, or `{}`;
 //!   - server tools (`server_tool_use`, `web_search_tool_result`, …) run on Anthropic's side:
 //!     they are not calls for Tack to run, so they are ignored (their results cannot be
 //!     replayed without Anthropic's encrypted payloads, which Tack does not keep); the answer

@@ -5,16 +5,24 @@
 //! side and lets golden tests pin exact bodies. A [`RenderedRequest`] never holds credentials:
 //! the client adds the auth header at send time (see [`crate::client::Auth`]).
 //!
-//! One file per wire: [`chat`] renders OpenAI Chat Completions. Responses and Messages are not
-//! implemented yet and return [`RenderError::Unsupported`].
+//! One file per wire: [`chat`] renders OpenAI Chat Completions, [`responses`] OpenAI
+//! Responses, [`messages`] Anthropic Messages. Each module documents the exact body it writes
+//! and where the field names come from.
 
 pub mod chat;
+pub mod messages;
+pub mod responses;
 
 mod json;
 
+use serde_json::Value;
 use tack_protocol::Wire;
 
-use crate::ShapedRequest;
+use crate::{Block, ResultPart, ShapedRequest, SystemBlock};
+
+/// `anthropic-version` sent on the Messages wire unless the request sets its own (the current
+/// version of the Messages API; Anthropic API reference, "Versions").
+pub const ANTHROPIC_VERSION: &str = "2023-06-01";
 
 /// Where a provider listens.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -102,9 +110,6 @@ pub struct RenderedRequest {
 /// Why a request could not be rendered.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum RenderError {
-    /// The wire has no renderer yet.
-    #[error("rendering for the {0} wire is not implemented yet")]
-    Unsupported(Wire),
     /// A message has a block the wire cannot carry where it stands (e.g. a tool call in a
     /// user message).
     #[error("message {index}: {reason}")]
@@ -121,10 +126,14 @@ pub enum RenderError {
 
 /// Renders `req` for `wire` at `endpoint`.
 ///
+/// Headers: `content-type: application/json`, `accept: text/event-stream` when streaming, on
+/// Messages `anthropic-version: 2023-06-01` (unless [`ShapedRequest::headers`] sets one), then
+/// [`ShapedRequest::headers`] (e.g. `anthropic-beta`) with lowercased names.
+///
 /// # Errors
-/// [`RenderError::Unsupported`] for Responses and Messages (not implemented yet);
-/// [`RenderError::InvalidMessage`] for blocks the wire cannot place;
-/// [`RenderError::InvalidParam`] for non-finite temperatures and the like.
+/// [`RenderError::InvalidMessage`] for blocks the wire cannot place (e.g. a tool call in a user
+/// message, an image URL Messages cannot carry); [`RenderError::InvalidParam`] for non-finite
+/// temperatures and the like.
 pub fn render(
     req: &ShapedRequest,
     wire: Wire,
@@ -132,12 +141,24 @@ pub fn render(
 ) -> Result<RenderedRequest, RenderError> {
     let Body { bytes, stream } = match wire {
         Wire::Chat => chat::body(req)?,
-        Wire::Responses | Wire::Messages => return Err(RenderError::Unsupported(wire)),
+        Wire::Responses => responses::body(req)?,
+        Wire::Messages => messages::body(req)?,
     };
-    let mut headers = Vec::with_capacity(2 + req.headers.len());
+    let mut headers = Vec::with_capacity(3 + req.headers.len());
     headers.push(("content-type".to_string(), "application/json".to_string()));
     if stream {
         headers.push(("accept".to_string(), "text/event-stream".to_string()));
+    }
+    if wire == Wire::Messages
+        && !req
+            .headers
+            .iter()
+            .any(|(name, _)| name.eq_ignore_ascii_case("anthropic-version"))
+    {
+        headers.push((
+            "anthropic-version".to_string(),
+            ANTHROPIC_VERSION.to_string(),
+        ));
     }
     for (name, value) in &req.headers {
         headers.push((name.to_ascii_lowercase(), value.clone()));
@@ -157,6 +178,106 @@ pub(crate) struct Body {
     pub(crate) stream: bool,
 }
 
+/// Whether the body asks for a stream: `extra_body.stream` decides when present.
+pub(crate) fn stream_flag(req: &ShapedRequest) -> bool {
+    match req.extra_body.get("stream") {
+        Some(v) => v == &Value::Bool(true),
+        None => req.params.stream,
+    }
+}
+
+/// `v` if finite; JSON has no NaN or infinity (serde_json would silently write `null`).
+pub(crate) fn finite(name: &str, v: f64) -> Result<f64, RenderError> {
+    if v.is_finite() {
+        Ok(v)
+    } else {
+        Err(RenderError::InvalidParam(format!(
+            "{name} must be a finite number, got {v}"
+        )))
+    }
+}
+
+/// The system blocks as one text, joined by a blank line (Responses `instructions`).
+pub(crate) fn joined_system(system: &[SystemBlock]) -> String {
+    let mut text = String::with_capacity(system.iter().map(|b| b.text.len() + 2).sum());
+    for (i, block) in system.iter().enumerate() {
+        if i > 0 {
+            text.push_str("\n\n");
+        }
+        text.push_str(&block.text);
+    }
+    text
+}
+
+/// A rough body size, so that long histories are written without regrowing the buffer.
+pub(crate) fn estimate_size(req: &ShapedRequest) -> usize {
+    let mut n = 256 + req.system.iter().map(|b| 48 + b.text.len()).sum::<usize>();
+    for m in &req.messages {
+        n += 48;
+        for b in &m.content {
+            n += 64
+                + match b {
+                    Block::Text { text, .. } => text.len(),
+                    Block::Image { url, .. } => url.len(),
+                    Block::ToolCall {
+                        arguments,
+                        custom_input,
+                        ..
+                    } => 64 + arguments.len() + custom_input.as_ref().map_or(0, String::len),
+                    Block::ToolResult { content, .. } => content
+                        .iter()
+                        .map(|p| match p {
+                            ResultPart::Text { text } => text.len(),
+                            ResultPart::Image { url } => url.len(),
+                        })
+                        .sum(),
+                    Block::Thinking {
+                        text,
+                        signature,
+                        encrypted_content,
+                        summary,
+                    } => {
+                        text.len()
+                            + signature.as_ref().map_or(0, String::len)
+                            + encrypted_content.as_ref().map_or(0, String::len)
+                            + summary.iter().map(String::len).sum::<usize>()
+                    }
+                    Block::RedactedThinking { data } => data.len(),
+                };
+        }
+    }
+    // Text grows a little when escaped (quotes and newlines in code).
+    n + n / 16 + req.tools.len() * 512
+}
+
+/// Writes a JSON array item by item.
+pub(crate) struct ListWriter<'a> {
+    out: &'a mut Vec<u8>,
+    first: bool,
+}
+
+impl<'a> ListWriter<'a> {
+    /// Opens the array.
+    pub(crate) fn open(out: &'a mut Vec<u8>) -> Self {
+        out.push(b'[');
+        ListWriter { out, first: true }
+    }
+
+    /// The buffer to write the next item into (the separator is already written).
+    pub(crate) fn item(&mut self) -> &mut Vec<u8> {
+        if !self.first {
+            self.out.push(b',');
+        }
+        self.first = false;
+        self.out
+    }
+
+    /// Closes the array.
+    pub(crate) fn finish(self) {
+        self.out.push(b']');
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -169,10 +290,19 @@ mod tests {
             e.url(Wire::Chat, &q),
             "https://api.openai.com/v1/chat/completions"
         );
-        assert_eq!(e.url(Wire::Responses, &q), "https://api.openai.com/v1/responses");
-        assert_eq!(e.url(Wire::Messages, &q), "https://api.openai.com/v1/messages");
+        assert_eq!(
+            e.url(Wire::Responses, &q),
+            "https://api.openai.com/v1/responses"
+        );
+        assert_eq!(
+            e.url(Wire::Messages, &q),
+            "https://api.openai.com/v1/messages"
+        );
         let a = Endpoint::new("https://api.anthropic.com");
-        assert_eq!(a.url(Wire::Messages, &q), "https://api.anthropic.com/v1/messages");
+        assert_eq!(
+            a.url(Wire::Messages, &q),
+            "https://api.anthropic.com/v1/messages"
+        );
         let local = Endpoint::new("http://127.0.0.1:8080//");
         assert_eq!(
             local.url(Wire::Chat, &q),
@@ -183,18 +313,40 @@ mod tests {
     #[test]
     fn query_is_appended_and_encoded() {
         let e = Endpoint::new("https://h/v1?api-version=2024");
-        let q = [("beta".to_string(), "true".to_string()), ("a b".into(), "x&y".into())];
+        let q = [
+            ("beta".to_string(), "true".to_string()),
+            ("a b".into(), "x&y".into()),
+        ];
         assert_eq!(
             e.url(Wire::Messages, &q),
             "https://h/v1/messages?api-version=2024&beta=true&a%20b=x%26y"
         );
         let plain = Endpoint::new("https://h");
-        assert_eq!(plain.url(Wire::Chat, &q[..1]), "https://h/chat/completions?beta=true");
+        assert_eq!(
+            plain.url(Wire::Chat, &q[..1]),
+            "https://h/chat/completions?beta=true"
+        );
     }
 
     #[test]
-    fn other_wires_are_unsupported() {
-        let err = render(&ShapedRequest::default(), Wire::Messages, &Endpoint::new("x"));
-        assert_eq!(err, Err(RenderError::Unsupported(Wire::Messages)));
+    fn anthropic_version_is_added_once() {
+        let mut req = ShapedRequest::default();
+        let headers =
+            |req: &ShapedRequest, wire| render(req, wire, &Endpoint::new("x")).unwrap().headers;
+        let version = (
+            "anthropic-version".to_string(),
+            ANTHROPIC_VERSION.to_string(),
+        );
+        assert!(headers(&req, Wire::Messages).contains(&version));
+        assert!(!headers(&req, Wire::Chat).contains(&version));
+        req.headers
+            .push(("Anthropic-Version".into(), "2099-01-01".into()));
+        let got = headers(&req, Wire::Messages);
+        assert_eq!(
+            got.iter()
+                .filter(|(n, _)| n == "anthropic-version")
+                .collect::<Vec<_>>(),
+            [&("anthropic-version".to_string(), "2099-01-01".to_string())]
+        );
     }
 }

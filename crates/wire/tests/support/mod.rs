@@ -3,6 +3,7 @@
 // Test code: a failed unwrap is a failed test.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+pub mod conversation;
 pub mod server;
 
 use std::path::PathBuf;
