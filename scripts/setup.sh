@@ -17,6 +17,8 @@ readonly ROOT
 SUMMARY=()
 
 say() { printf '[setup] %s\n' "$*" >&2; }
+now() { printf '%s' "${EPOCHREALTIME/,/.}"; }
+since() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.1fs", b - a }'; }
 die() { printf '[setup] error: %s\n' "$*" >&2; exit 1; }
 done_() { SUMMARY+=("$*"); }
 
@@ -69,11 +71,12 @@ setup_apt() {
     done_ "apt: all ${#wanted[@]} packages already installed"
     return
   fi
-  local t0=$SECONDS
+  local t0
+  t0=$(now)
   say "installing ${#missing[@]} Debian package(s): ${missing[*]}"
   as_root env DEBIAN_FRONTEND=noninteractive apt-get update -q
   as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${missing[@]}"
-  done_ "apt: installed ${missing[*]} ($((SECONDS - t0))s)"
+  done_ "apt: installed ${missing[*]} ($(since "$t0"))"
 }
 
 check_toolchains() {
@@ -102,30 +105,33 @@ setup_ui() {
     done_ "npm: ui/node_modules matches package-lock.json"
     return
   fi
-  local t0=$SECONDS
+  local t0
+  t0=$(now)
   say "npm ci in ui/"
   (cd "$ui" && npm ci --no-audit --no-fund)
   printf '%s\n' "$want" >"$stamp"
-  done_ "npm: ci in ui/ ($((SECONDS - t0))s)"
+  done_ "npm: ci in ui/ ($(since "$t0"))"
 }
 
 setup_local_llm() {
-  local t0=$SECONDS
-  "$ROOT/scripts/local-llm.sh" install
-  if (( SECONDS - t0 > 2 )); then
-    done_ "local model: installed ($((SECONDS - t0))s)"
-  else
+  local llm="$ROOT/scripts/local-llm.sh" t0
+  if "$llm" installed; then
     done_ "local model: already installed"
+    return
   fi
+  t0=$(now)
+  "$llm" install
+  done_ "local model: installed ($(since "$t0"))"
 }
 
 main() {
-  local t0=$SECONDS
+  local t0
+  t0=$(now)
   setup_apt
   check_toolchains
   setup_ui
   setup_local_llm
-  say "done in $((SECONDS - t0))s:"
+  say "done in $(since "$t0"):"
   printf '[setup]   %s\n' "${SUMMARY[@]}" >&2
 }
 
