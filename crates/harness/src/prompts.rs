@@ -25,6 +25,24 @@ const BUILTIN: &[(&str, &str, &str)] = &[
         "system.md",
         include_str!("../../../prompts/native/system.md"),
     ),
+    ("claude-code", "identity.md", include_str!("../../../prompts/claude-code/identity.md")),
+    ("claude-code", "system.md", include_str!("../../../prompts/claude-code/system.md")),
+    ("claude-code", "environment.md", include_str!("../../../prompts/claude-code/environment.md")),
+    ("claude-code", "git-status.md", include_str!("../../../prompts/claude-code/git-status.md")),
+    ("claude-code", "attribution.md", include_str!("../../../prompts/claude-code/attribution.md")),
+    ("claude-code", "project-docs.md", include_str!("../../../prompts/claude-code/project-docs.md")),
+    ("claude-code", "todo-reminder.md", include_str!("../../../prompts/claude-code/todo-reminder.md")),
+    ("claude-code", "tools.json", include_str!("../../../prompts/claude-code/tools.json")),
+    ("claude-code-bare", "identity.md", include_str!("../../../prompts/claude-code-bare/identity.md")),
+    ("claude-code-bare", "system.md", include_str!("../../../prompts/claude-code-bare/system.md")),
+    ("claude-code-bare", "tools.json", include_str!("../../../prompts/claude-code-bare/tools.json")),
+    ("zcode", "identity.md", include_str!("../../../prompts/zcode/identity.md")),
+    ("zcode", "rules.md", include_str!("../../../prompts/zcode/rules.md")),
+    ("zcode", "environment.md", include_str!("../../../prompts/zcode/environment.md")),
+    ("zcode", "context.md", include_str!("../../../prompts/zcode/context.md")),
+    ("zcode", "date-reminder.md", include_str!("../../../prompts/zcode/date-reminder.md")),
+    ("zcode", "todo-reminder.md", include_str!("../../../prompts/zcode/todo-reminder.md")),
+    ("zcode", "tools.json", include_str!("../../../prompts/zcode/tools.json")),
 ];
 
 /// Where templates come from: built-ins, optionally overridden by files in a folder.
@@ -71,20 +89,32 @@ impl PromptStore {
     /// [`ShapeError::Template`] when neither an override nor a built-in exists, or an override
     /// file exists but cannot be read.
     pub fn get(&self, harness: &str, file: &str) -> Result<Template, ShapeError> {
+        self.find(harness, file)?.ok_or_else(|| ShapeError::Template {
+            name: format!("{harness}/{file}"),
+            message: "no such template".into(),
+        })
+    }
+
+    /// Like [`PromptStore::get`], but `Ok(None)` when there is neither an override nor a
+    /// built-in (for optional files such as a `tools.json` override).
+    ///
+    /// # Errors
+    /// [`ShapeError::Template`] when an override file exists but cannot be read.
+    pub fn find(&self, harness: &str, file: &str) -> Result<Option<Template>, ShapeError> {
         if let Some(text) = self.imported.get(&(harness.to_string(), file.to_string())) {
-            return Ok(Template {
+            return Ok(Some(Template {
                 text: text.clone(),
                 source: format!("import:{harness}/{file}"),
-            });
+            }));
         }
         if let Some(dir) = &self.override_dir {
             let path = dir.join(harness).join(file);
             if path.is_file() {
                 return match std::fs::read_to_string(&path) {
-                    Ok(text) => Ok(Template {
+                    Ok(text) => Ok(Some(Template {
                         text,
                         source: format!("file:{}", path.display()),
-                    }),
+                    })),
                     Err(e) => Err(ShapeError::Template {
                         name: format!("{harness}/{file}"),
                         message: format!("cannot read override {}: {e}", path.display()),
@@ -92,17 +122,13 @@ impl PromptStore {
                 };
             }
         }
-        BUILTIN
+        Ok(BUILTIN
             .iter()
             .find(|(h, f, _)| *h == harness && *f == file)
             .map(|(_, _, text)| Template {
                 text: (*text).to_string(),
                 source: format!("builtin:{harness}/{file}"),
-            })
-            .ok_or_else(|| ShapeError::Template {
-                name: format!("{harness}/{file}"),
-                message: "no such template".into(),
-            })
+            }))
     }
 
     /// The override folder, if any.
@@ -170,6 +196,37 @@ impl<'a> TemplateVars<'a> {
 /// error; undefined variables are errors, so a typo in an override is reported, not silently
 /// blank.
 pub fn render(template: &Template, vars: &TemplateVars<'_>) -> Result<String, ShapeError> {
+    render_context(template, vars)
+}
+
+/// Renders a template with the step's variables plus harness-specific ones (`extra`, a
+/// serializable struct or map; its keys win over same-named step variables).
+///
+/// # Errors
+/// As [`render`]; also when `extra` does not serialize to a JSON object.
+pub fn render_with<E: Serialize>(
+    template: &Template,
+    vars: &TemplateVars<'_>,
+    extra: &E,
+) -> Result<String, ShapeError> {
+    let fail = |message: String| ShapeError::Template {
+        name: template.source.clone(),
+        message,
+    };
+    let mut merged = match serde_json::to_value(vars) {
+        Ok(serde_json::Value::Object(map)) => map,
+        Ok(_) => return Err(fail("template variables are not an object".into())),
+        Err(e) => return Err(fail(e.to_string())),
+    };
+    match serde_json::to_value(extra) {
+        Ok(serde_json::Value::Object(map)) => merged.extend(map),
+        Ok(_) => return Err(fail("extra template variables are not an object".into())),
+        Err(e) => return Err(fail(e.to_string())),
+    }
+    render_context(template, &merged)
+}
+
+fn render_context<C: Serialize>(template: &Template, ctx: &C) -> Result<String, ShapeError> {
     let mut env = minijinja::Environment::new();
     env.set_undefined_behavior(minijinja::UndefinedBehavior::Strict);
     env.set_trim_blocks(true);
@@ -181,7 +238,7 @@ pub fn render(template: &Template, vars: &TemplateVars<'_>) -> Result<String, Sh
     };
     env.add_template("t", &template.text).map_err(err)?;
     let tmpl = env.get_template("t").map_err(err)?;
-    tmpl.render(vars).map_err(err)
+    tmpl.render(ctx).map_err(err)
 }
 
 #[cfg(test)]
