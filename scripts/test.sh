@@ -11,7 +11,7 @@
 #   ui flows     npm run test:e2e in ui/ (headless Chromium), when that script exists
 #   window       the real-window smoke test under Xvfb (see WINDOW_SMOKE)
 #
-# Extra arguments go to the Rust test runner, e.g. `scripts/test.sh -p tack-wire`.
+# Arguments, if any, replace `--workspace` in the Rust stage: `scripts/test.sh -p tack-wire`.
 # The local model server is stopped at the end if this script started it.
 set -euo pipefail
 
@@ -96,11 +96,13 @@ start_local_llm() {
 }
 
 rust_tests() {
+  local selection=(--workspace)
+  (( $# )) && selection=("$@")
   if cargo nextest --version >/dev/null 2>&1; then
-    TACK_LOCAL_LLM=1 cargo nextest run --workspace "$@"
+    TACK_LOCAL_LLM=1 cargo nextest run "${selection[@]}"
   else
     say "cargo-nextest not found; using cargo test"
-    TACK_LOCAL_LLM=1 cargo test --workspace "$@"
+    TACK_LOCAL_LLM=1 cargo test "${selection[@]}"
   fi
 }
 
