@@ -1,4 +1,4 @@
-import { useLayoutEffect, useRef, useState, type KeyboardEvent } from "react";
+import { useId, useLayoutEffect, useRef, useState, type KeyboardEvent } from "react";
 import { Button } from "../primitives/Button";
 import { SendIcon, StopIcon } from "../primitives/icons";
 import "./composer.css";
@@ -6,6 +6,8 @@ import "./composer.css";
 export interface ComposerProps {
   running: boolean;
   disabled?: boolean;
+  /** Take focus when mounted (a session was just opened). */
+  autoFocus?: boolean;
   onSend: (text: string) => void;
   onStop: () => void;
 }
@@ -17,9 +19,10 @@ const MAX_HEIGHT_PX = 240;
  * composition never sends. While a turn runs, sending steers it (the engine queues the
  * text) and Stop (or Esc) interrupts.
  */
-export function Composer({ running, disabled = false, onSend, onStop }: ComposerProps) {
+export function Composer({ running, disabled = false, autoFocus = false, onSend, onStop }: ComposerProps) {
   const [text, setText] = useState("");
   const ref = useRef<HTMLTextAreaElement>(null);
+  const hintId = useId();
 
   useLayoutEffect(() => {
     const el = ref.current;
@@ -61,11 +64,16 @@ export function Composer({ running, disabled = false, onSend, onStop }: Composer
         value={text}
         rows={1}
         disabled={disabled}
+        autoFocus={autoFocus}
         aria-label={running ? "Steer the running turn" : "Message to the agent"}
-        placeholder={running ? "Steer the running turn — Enter queues it, Esc stops" : "Ask for a change, a fix, an explanation…  (Enter to send, Shift+Enter for a new line)"}
+        placeholder={running ? "Steer the running turn…" : "Ask for a change, a fix, an explanation…"}
+        aria-describedby={hintId}
         onChange={(event) => setText(event.target.value)}
         onKeyDown={onKeyDown}
       />
+      <span id={hintId} className="sr-only">
+        {running ? "Enter queues the message for the running turn; Escape stops the turn." : "Enter sends; Shift+Enter adds a new line."}
+      </span>
       <div className="composer-actions">
         {running && (
           <Button variant="secondary" size="sm" icon={<StopIcon />} shortcut="Esc" onClick={onStop} aria-label="Stop the turn">

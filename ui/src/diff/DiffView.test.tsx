@@ -68,3 +68,21 @@ describe("diff view", () => {
     expect(screen.getByText("not a diff")).toBeInTheDocument();
   });
 });
+
+describe("word-level changes", () => {
+  it("marks only the words that changed in a similar pair", () => {
+    const diff = "--- a/a.rs\n+++ b/a.rs\n@@ -1,1 +1,1 @@\n-let delay = base * factor;\n+let delay = base.saturating_mul(factor);\n";
+    const [file] = parseDiff(diff);
+    const [del, add] = file?.hunks[0]?.lines ?? [];
+    expect(del?.spans?.map(([a, b]) => del.text.slice(a, b))).toEqual([" * "]);
+    expect(add?.spans?.map(([a, b]) => add.text.slice(a, b))).toEqual([".saturating_mul(", ")"]);
+    const { container } = render(<DiffView diff={diff} />);
+    const marked = [...container.querySelectorAll(".diff-word")].map((el) => el.textContent).join("|");
+    expect(marked).toContain(" * ");
+  });
+
+  it("leaves unrelated lines whole", () => {
+    const [file] = parseDiff("--- a/a\n+++ b/a\n@@ -1,1 +1,1 @@\n-alpha beta gamma\n+completely different words here\n");
+    expect(file?.hunks[0]?.lines.every((l) => l.spans === null)).toBe(true);
+  });
+});

@@ -192,7 +192,40 @@ function LineCode({
     : line.newIndex !== null
       ? newTokens?.[line.newIndex]
       : undefined;
-  return <TokenLine tokens={tokens} fallback={line.text} />;
+  if (!line.spans || line.spans.length === 0) return <TokenLine tokens={tokens} fallback={line.text} />;
+  return <MarkedLine text={line.text} tokens={tokens} spans={line.spans} />;
+}
+
+/** A line whose changed spans are wrapped in marks, keeping the syntax colours. */
+function MarkedLine({ text, tokens, spans }: { text: string; tokens: HighlightedLine | undefined; spans: Array<[number, number]> }) {
+  const pieces = tokens ?? [{ content: text, offset: 0, htmlStyle: undefined }];
+  const out: React.ReactNode[] = [];
+  let at = 0;
+  for (const token of pieces) {
+    const start = at;
+    const end = at + token.content.length;
+    at = end;
+    // Cut the token at every span edge inside it.
+    const cuts = new Set([start, end]);
+    for (const [a, b] of spans) {
+      if (a > start && a < end) cuts.add(a);
+      if (b > start && b < end) cuts.add(b);
+    }
+    const edges = [...cuts].sort((x, y) => x - y);
+    for (let i = 0; i < edges.length - 1; i++) {
+      const a = edges[i] as number;
+      const b = edges[i + 1] as number;
+      const piece = token.content.slice(a - start, b - start);
+      const changed = spans.some(([s, e]) => a >= s && b <= e);
+      const style = (token.htmlStyle ?? undefined) as React.CSSProperties | undefined;
+      out.push(
+        <span key={`${a}`} className={`${tokens ? "hl" : ""}${changed ? " diff-word" : ""}`} style={style}>
+          {piece}
+        </span>,
+      );
+    }
+  }
+  return <>{out}</>;
 }
 
 function sign(line: DiffLine): string {

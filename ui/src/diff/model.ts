@@ -2,7 +2,7 @@
  * Unified diffs (the `diff` of FileChange and of file-write approvals) as rows to render.
  * Parsing is the `diff` library's; this module only lays lines out for the two views.
  */
-import { parsePatch } from "diff";
+import { diffWordsWithSpace, parsePatch } from "diff";
 
 export type LineKind = "context" | "add" | "del";
 
@@ -14,6 +14,8 @@ export interface DiffLine {
   /** Index of this line in the hunk's old-side / new-side text (for highlighting). */
   oldIndex: number | null;
   newIndex: number | null;
+  /** For a changed line paired with its counterpart: the [start, end) spans that differ. */
+  spans: Array<[number, number]> | null;
 }
 
 export interface DiffHunk {
@@ -68,11 +70,11 @@ export function parseDiff(text: string): DiffFile[] {
           if (sign === "\\") continue; // "\ No newline at end of file"
           if (sign === "+") {
             additions++;
-            lines.push({ kind: "add", oldNo: null, newNo: newNo++, text: body, oldIndex: null, newIndex: newSide.length });
+            lines.push({ kind: "add", oldNo: null, newNo: newNo++, text: body, oldIndex: null, newIndex: newSide.length, spans: null });
             newSide.push(body);
           } else if (sign === "-") {
             deletions++;
-            lines.push({ kind: "del", oldNo: oldNo++, newNo: null, text: body, oldIndex: oldSide.length, newIndex: null });
+            lines.push({ kind: "del", oldNo: oldNo++, newNo: null, text: body, oldIndex: oldSide.length, newIndex: null, spans: null });
             oldSide.push(body);
           } else {
             lines.push({
@@ -82,11 +84,13 @@ export function parseDiff(text: string): DiffFile[] {
               text: body,
               oldIndex: oldSide.length,
               newIndex: newSide.length,
+              spans: null,
             });
             oldSide.push(body);
             newSide.push(body);
           }
         }
+        markWordChanges(lines);
         return {
           header: `@@ -${hunk.oldStart},${hunk.oldLines} +${hunk.newStart},${hunk.newLines} @@`,
           lines,
@@ -119,4 +123,43 @@ export function splitRows(lines: readonly DiffLine[]): SplitRow[] {
     }
   }
   return rows;
+}
+
+/** Longest line pair that gets word-level marks (longer pairs cost more than they show). */
+const WORD_DIFF_MAX_CHARS = 1000;
+
+/**
+ * Marks what changed inside each deletion/addition pair (runs paired line by line, as in
+ * the split view). Pairs that share too little are left whole: marking nearly every word
+ * says less than the line colour already does.
+ */
+export function markWordChanges(lines: DiffLine[]): void {
+  for (const { left, right } of splitRows(lines)) {
+    if (!left || !right || left.kind !== "del" || right.kind !== "add") continue;
+    if (left.text.length + right.text.length > WORD_DIFF_MAX_CHARS) continue;
+    const parts = diffWordsWithSpace(left.text, right.text);
+    const oldSpans: Array<[number, number]> = [];
+    const newSpans: Array<[number, number]> = [];
+    let oldAt = 0;
+    let newAt = 0;
+    let common = 0;
+    for (const part of parts) {
+      const length = part.value.length;
+      if (part.removed) {
+        oldSpans.push([oldAt, oldAt + length]);
+        oldAt += length;
+      } else if (part.added) {
+        newSpans.push([newAt, newAt + length]);
+        newAt += length;
+      } else {
+        common += length;
+        oldAt += length;
+        newAt += length;
+      }
+    }
+    const longest = Math.max(left.text.length, right.text.length);
+    if (longest === 0 || common / longest < 0.4) continue;
+    left.spans = oldSpans;
+    right.spans = newSpans;
+  }
 }

@@ -1,4 +1,4 @@
-import { useEffect, useState } from "react";
+import { useEffect, useRef, useState } from "react";
 import { describeFailure, shell, type Exchange, type Header, type StreamEvent } from "../ipc";
 import { Badge } from "../primitives/Badge";
 import { Button } from "../primitives/Button";
@@ -21,11 +21,16 @@ export function ExchangeDetail({ sessionId, exchangeId }: { sessionId: string; e
   const [exchange, setExchange] = useState<Exchange | null>(null);
   const [failure, setFailure] = useState<string | null>(null);
   const [tab, setTab] = useState<Tab>("request");
+  // Fetched with the exchange: WebKit only lets the page write the clipboard during the
+  // click itself, so the text must be at hand before the click, not fetched after it.
+  const curl = useRef<Promise<string> | null>(null);
 
   useEffect(() => {
     let live = true;
     setExchange(null);
     setFailure(null);
+    curl.current = shell.exchangeCurl(sessionId, exchangeId);
+    curl.current.catch(() => undefined);
     shell
       .getExchange(sessionId, exchangeId)
       .then((x) => live && setExchange(x))
@@ -35,15 +40,20 @@ export function ExchangeDetail({ sessionId, exchangeId }: { sessionId: string; e
     };
   }, [sessionId, exchangeId]);
 
-  const copyCurl = async () => {
-    try {
-      const curl = await shell.exchangeCurl(sessionId, exchangeId);
-      await navigator.clipboard.writeText(curl);
-      toast.success("Copied as curl", "The key is left as $TACK_API_KEY.");
-    } catch (error) {
-      const { message, hint } = describeFailure(error);
-      toast.error(`Could not copy: ${message}`, hint);
-    }
+  const copyCurl = () => {
+    const pending = curl.current ?? shell.exchangeCurl(sessionId, exchangeId);
+    // A ClipboardItem with a promised blob is written within the gesture even when the
+    // text arrives later; where that is unsupported, write the text once it is there.
+    const write =
+      typeof ClipboardItem !== "undefined" && "supports" in ClipboardItem
+        ? navigator.clipboard.write([new ClipboardItem({ "text/plain": pending.then((text) => new Blob([text], { type: "text/plain" })) })])
+        : pending.then((text) => navigator.clipboard.writeText(text));
+    write
+      .then(() => toast.success("Copied as curl", "The key is left as $TACK_API_KEY."))
+      .catch((error: unknown) => {
+        const { message, hint } = describeFailure(error);
+        toast.error(`Could not copy: ${message}`, hint);
+      });
   };
 
   const chunks = exchange?.response_chunks ?? [];
@@ -63,7 +73,7 @@ export function ExchangeDetail({ sessionId, exchangeId }: { sessionId: string; e
       <div className="exchange-head">
         <span className="exchange-method mono">{exchange.method}</span>
         <span className="exchange-url mono" title={exchange.url}>{exchange.url}</span>
-        <Button size="sm" icon={<CopyIcon />} onClick={() => void copyCurl()}>
+        <Button size="sm" icon={<CopyIcon />} onClick={copyCurl}>
           Copy as curl
         </Button>
       </div>

@@ -24,8 +24,21 @@ export function SessionView() {
         <MessageList rows={rows} sessionId={session.id} />
       )}
       <div className="composer-dock">
-        <Composer running={session.running} onSend={(text) => void sendMessage(text)} onStop={() => void interruptTurn()} />
-        {session.lastUsage && <UsageLine usage={session.lastUsage} />}
+        <Composer key={session.id} autoFocus running={session.running} onSend={(text) => void sendMessage(text)} onStop={() => void interruptTurn()} />
+        <div className="composer-footer">
+          <span className="composer-keys" aria-hidden="true">
+            {session.running ? (
+              <>
+                <kbd>Enter</kbd> queue · <kbd>Esc</kbd> stop
+              </>
+            ) : (
+              <>
+                <kbd>Enter</kbd> send · <kbd>Shift</kbd>+<kbd>Enter</kbd> new line
+              </>
+            )}
+          </span>
+          {session.lastUsage && <UsageLine usage={session.lastUsage} />}
+        </div>
       </div>
       {approvals[0] && <ApprovalDialog key={approvals[0].request.id} pending={approvals[0]} queued={approvals.length - 1} />}
     </div>
