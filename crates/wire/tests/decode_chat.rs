@@ -371,21 +371,25 @@ fn tool_call_display_events_match_the_final_call() {
     assert_eq!(deltas, calls(&events)[0].2);
 }
 
-/// Every fixture we can decode: ours, and the shared real captures when present.
-fn all_fixtures() -> Vec<(String, Vec<u8>)> {
-    let mut all = own_fixtures();
-    if let Some(shared) = support::chat_fixtures() {
-        all.extend(shared);
-    }
-    all
+/// Every fixture we can decode: ours, and the shared real captures when present (read once:
+/// the property test asks for them on every case).
+fn all_fixtures() -> &'static [(String, Vec<u8>)] {
+    static ALL: std::sync::OnceLock<Vec<(String, Vec<u8>)>> = std::sync::OnceLock::new();
+    ALL.get_or_init(|| {
+        let mut all = own_fixtures();
+        if let Some(shared) = support::chat_fixtures() {
+            all.extend(shared);
+        }
+        all
+    })
 }
 
 #[test]
 fn byte_by_byte_pushes_give_the_same_events() {
     for (name, body) in all_fixtures() {
-        let whole = decode(&body);
+        let whole = decode(body);
         let cuts: Vec<usize> = (1..body.len()).collect();
-        assert_eq!(decode_in_pieces(&body, &cuts), whole, "{name}");
+        assert_eq!(decode_in_pieces(body, &cuts), whole, "{name}");
     }
 }
 
