@@ -100,6 +100,9 @@ export function StartPanel() {
               provider &&
               (provider.key.set ? (
                 describeKey(provider.key, provider.envKey)
+              ) : provider.envKey === null ? (
+                // No key variable configured: a local server that takes none, most likely.
+                "no key configured"
               ) : (
                 <span className="start-warning">
                   No key set.{" "}
