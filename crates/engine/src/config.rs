@@ -267,41 +267,79 @@ pub fn builtin_providers() -> Vec<ProviderConfig> {
 /// 4. `claude-code-bare` for DeepSeek models, providers or `api.deepseek.com`;
 /// 5. otherwise `None` (the caller uses `native`).
 pub fn infer_harness(provider: &ProviderConfig, model: &str) -> Option<&'static str> {
-    let model = model.to_ascii_lowercase();
+    explain_inference(provider, model).map(|i| i.harness)
+}
+
+/// A harness inferred from provider and model, and the rule that chose it (for the UI's
+/// "auto (…)" label).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Inference {
+    /// Harness id.
+    pub harness: &'static str,
+    /// Why, e.g. "the model name contains `qwen`".
+    pub reason: String,
+}
+
+/// [`infer_harness`] with the reason. See there for the rules.
+pub fn explain_inference(provider: &ProviderConfig, model: &str) -> Option<Inference> {
+    let model_l = model.to_ascii_lowercase();
     let id = provider.id.to_ascii_lowercase();
     let name = provider.name.to_ascii_lowercase();
     let url = provider.base_url.to_ascii_lowercase();
-    let prov = |needle: &str| id.contains(needle) || name.contains(needle);
-    if provider.wire == Wire::Messages
-        || model.contains("anthropic/")
-        || model.contains("claude")
-        || prov("anthropic")
-        || url.contains("api.anthropic.com")
-    {
-        return Some("claude-code");
-    }
-    if model.contains("kimi")
-        || model.contains("moonshot")
-        || prov("kimi")
-        || prov("moonshot")
-        || ["api.kimi.com", "api.moonshot.ai", "api.moonshot.cn"]
+    let found = |harness: &'static str, reason: String| Some(Inference { harness, reason });
+    let in_model = |needles: &[&'static str]| needles.iter().find(|n| model_l.contains(**n)).copied();
+    let in_provider = |needles: &[&'static str]| {
+        needles
             .iter()
-            .any(|h| url.contains(h))
-    {
-        return Some("kimi-code");
+            .find(|n| id.contains(**n) || name.contains(**n))
+            .copied()
+    };
+    let in_url = |needles: &[&'static str]| needles.iter().find(|n| url.contains(**n)).copied();
+
+    if provider.wire == Wire::Messages {
+        return found("claude-code", "the provider speaks the Anthropic Messages wire".into());
     }
-    if model.contains("qwen")
-        || model.starts_with("qwq")
-        || model.contains("/qwq")
-        || prov("qwen")
-        || prov("dashscope")
-        || url.contains("dashscope.aliyuncs.com/compatible-mode")
-        || url.contains("dashscope-intl.aliyuncs.com/compatible-mode")
-    {
-        return Some("qwen-code");
+    if let Some(n) = in_model(&["anthropic/", "claude"]) {
+        return found("claude-code", format!("the model name contains `{n}`"));
     }
-    if model.contains("deepseek") || prov("deepseek") || url.contains("api.deepseek.com") {
-        return Some("claude-code-bare");
+    if let Some(n) = in_provider(&["anthropic"]) {
+        return found("claude-code", format!("the provider is named `{n}`"));
+    }
+    if let Some(n) = in_url(&["api.anthropic.com"]) {
+        return found("claude-code", format!("the base URL is {n}"));
+    }
+    if let Some(n) = in_model(&["kimi", "moonshot"]) {
+        return found("kimi-code", format!("the model name contains `{n}`"));
+    }
+    if let Some(n) = in_provider(&["kimi", "moonshot"]) {
+        return found("kimi-code", format!("the provider is named `{n}`"));
+    }
+    if let Some(n) = in_url(&["api.kimi.com", "api.moonshot.ai", "api.moonshot.cn"]) {
+        return found("kimi-code", format!("the base URL is {n}"));
+    }
+    if let Some(n) = in_model(&["qwen", "/qwq"]) {
+        return found("qwen-code", format!("the model name contains `{n}`"));
+    }
+    if model_l.starts_with("qwq") {
+        return found("qwen-code", "the model name starts with `qwq`".into());
+    }
+    if let Some(n) = in_provider(&["qwen", "dashscope"]) {
+        return found("qwen-code", format!("the provider is named `{n}`"));
+    }
+    if let Some(n) = in_url(&[
+        "dashscope.aliyuncs.com/compatible-mode",
+        "dashscope-intl.aliyuncs.com/compatible-mode",
+    ]) {
+        return found("qwen-code", format!("the base URL is {n}"));
+    }
+    if let Some(n) = in_model(&["deepseek"]) {
+        return found("claude-code-bare", format!("the model name contains `{n}`"));
+    }
+    if let Some(n) = in_provider(&["deepseek"]) {
+        return found("claude-code-bare", format!("the provider is named `{n}`"));
+    }
+    if let Some(n) = in_url(&["api.deepseek.com"]) {
+        return found("claude-code-bare", format!("the base URL is {n}"));
     }
     None
 }

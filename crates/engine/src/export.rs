@@ -232,6 +232,7 @@ mod tests {
                 harness: "minimal".into(),
                 wire: Wire::Chat,
                 route: "chat/minimal".into(),
+                prompt_source: None,
                 provider: "p".into(),
                 model: "m".into(),
                 method: "POST".into(),

@@ -15,8 +15,8 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use tack_harness::{Registry, Route};
 use tack_harness::prompts::PromptStore;
 use tack_protocol::{
-    ApprovalDecision, ApprovalPolicy, EngineEvent, Exchange, Item, ModelError, QuestionAnswer,
-    Role, SessionSettings, ToolOutput, ToolOutputItem,
+    ApprovalDecision, ApprovalPolicy, ApprovalRequest, EngineEvent, Exchange, Item, ModelError,
+    QuestionAnswer, QuestionRequest, Role, SessionSettings, ToolOutput, ToolOutputItem,
 };
 use tack_wire::client::{ClientConfig, ModelClient};
 use tokio::sync::{mpsc, oneshot, watch};
@@ -161,8 +161,12 @@ pub(crate) struct State {
     pub(crate) history: Vec<Item>,
     pub(crate) turn: Option<RunningTurn>,
     pub(crate) queued: Vec<String>,
-    pub(crate) approvals: HashMap<String, oneshot::Sender<ApprovalDecision>>,
-    pub(crate) questions: HashMap<String, oneshot::Sender<Option<Vec<QuestionAnswer>>>>,
+    /// Pending approvals: what was asked (so a reopened window can show it again) and where
+    /// the answer goes.
+    pub(crate) approvals: HashMap<String, (ApprovalRequest, oneshot::Sender<ApprovalDecision>)>,
+    /// Pending questions, likewise.
+    pub(crate) questions:
+        HashMap<String, (QuestionRequest, oneshot::Sender<Option<Vec<QuestionAnswer>>>)>,
     pub(crate) approved: SessionApprovals,
     pub(crate) ids: HashSet<String>,
     pub(crate) call_ids: HashSet<String>,
@@ -402,7 +406,7 @@ impl Session {
     /// # Errors
     /// [`EngineError::NotPending`] if it is not pending.
     pub fn decide(&self, approval_id: &str, decision: ApprovalDecision) -> Result<(), EngineError> {
-        let tx = lock(&self.inner.state)
+        let (_, tx) = lock(&self.inner.state)
             .approvals
             .remove(approval_id)
             .ok_or_else(|| EngineError::NotPending(approval_id.to_string()))?;
@@ -415,12 +419,26 @@ impl Session {
     /// # Errors
     /// [`EngineError::NotPending`] if no such question is pending.
     pub fn answer(&self, question_id: &str, answers: Option<Vec<QuestionAnswer>>) -> Result<(), EngineError> {
-        let tx = lock(&self.inner.state)
+        let (_, tx) = lock(&self.inner.state)
             .questions
             .remove(question_id)
             .ok_or_else(|| EngineError::NotPending(question_id.to_string()))?;
         tx.send(answers)
             .map_err(|_| EngineError::NotPending(question_id.to_string()))
+    }
+
+    /// Approvals and questions waiting for the user, oldest first (for a window that opens
+    /// while a turn waits).
+    pub fn pending(&self) -> (Vec<ApprovalRequest>, Vec<QuestionRequest>) {
+        let state = lock(&self.inner.state);
+        let mut approvals: Vec<ApprovalRequest> =
+            state.approvals.values().map(|(r, _)| r.clone()).collect();
+        let mut questions: Vec<QuestionRequest> =
+            state.questions.values().map(|(r, _)| r.clone()).collect();
+        // Ids are time-ordered (UUID v7), so sorting by id is sorting by age.
+        approvals.sort_by(|a, b| a.id.cmp(&b.id));
+        questions.sort_by(|a, b| a.id.cmp(&b.id));
+        (approvals, questions)
     }
 
     /// Waits until no turn is running.
@@ -562,7 +580,12 @@ impl Session {
     }
 
     pub(crate) fn finish_turn(&self) {
-        lock(&self.inner.state).turn = None;
+        let mut state = lock(&self.inner.state);
+        state.turn = None;
+        // Anything still waiting belonged to the turn that just ended.
+        state.approvals.clear();
+        state.questions.clear();
+        drop(state);
         self.inner.running.send_replace(false);
     }
 }

@@ -292,10 +292,10 @@ async fn sample(
         purpose: purpose.to_string(),
         harness: route.harness.id().to_string(),
         route: route.name(),
+        prompt_source: Some(prompt_source.clone()),
         provider: opts.provider.id.clone(),
         model: opts.model.clone(),
     };
-    tracing::debug!(prompt_source = %prompt_source, "shaped");
     let no_kinds = tack_wire::ToolKinds::default();
 
     for extra in extra_requests {
@@ -527,6 +527,7 @@ async fn execute(
         cancel: cancel.child_token(),
         max_output_bytes: MAX_TOOL_OUTPUT_BYTES,
         default_timeout_ms: DEFAULT_TOOL_TIMEOUT_MS,
+        session_id: session.id().to_string(),
         questions: opts.interactive.then(|| {
             Arc::new(SessionQuestions {
                 session: session.clone(),
@@ -553,24 +554,25 @@ async fn execute(
     {
         let approval_id = session.new_id("approval");
         let (tx, rx) = tokio::sync::oneshot::channel();
-        lock(&session.inner.state)
-            .approvals
-            .insert(approval_id.clone(), tx);
         let tool = match call {
             Item::FunctionCall(c) => c.name.clone(),
             Item::CustomToolCall(c) => c.name.clone(),
             _ => bound.tool.clone(),
         };
+        let request = ApprovalRequest {
+            id: approval_id.clone(),
+            call_id: call_id.clone(),
+            tool,
+            action,
+            reason,
+            risk,
+        };
+        lock(&session.inner.state)
+            .approvals
+            .insert(approval_id.clone(), (request.clone(), tx));
         session.emit(EngineEvent::ApprovalRequested {
             turn_id: turn_id.to_string(),
-            request: ApprovalRequest {
-                id: approval_id.clone(),
-                call_id: call_id.clone(),
-                tool,
-                action,
-                reason,
-                risk,
-            },
+            request,
         });
         let decision = tokio::select! {
             biased;
@@ -640,14 +642,17 @@ impl crate::tools::UserQuestions for SessionQuestions {
     ) -> futures::future::BoxFuture<'static, Option<Vec<tack_protocol::QuestionAnswer>>> {
         let id = self.session.new_id("question");
         let (tx, rx) = tokio::sync::oneshot::channel();
-        lock(&self.session.inner.state).questions.insert(id.clone(), tx);
+        let request = tack_protocol::QuestionRequest {
+            id: id.clone(),
+            call_id: call_id.to_string(),
+            questions,
+        };
+        lock(&self.session.inner.state)
+            .questions
+            .insert(id, (request.clone(), tx));
         self.session.emit(EngineEvent::QuestionAsked {
             turn_id: self.turn_id.clone(),
-            request: tack_protocol::QuestionRequest {
-                id,
-                call_id: call_id.to_string(),
-                questions,
-            },
+            request,
         });
         Box::pin(async move { rx.await.ok().flatten() })
     }

@@ -44,6 +44,10 @@ pub struct ExchangeSummary {
     pub wire: Wire,
     /// Route name, e.g. `chat/minimal`.
     pub route: String,
+    /// Where the system prompt came from (`builtin:<harness>/system.md`, `file:<path>`, …),
+    /// when a harness shaped the request.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub prompt_source: Option<String>,
     /// Provider id.
     pub provider: String,
     /// Model requested.

@@ -89,6 +89,7 @@ async fn open(
         purpose: "main".into(),
         harness: "minimal".into(),
         route: "chat/minimal".into(),
+        prompt_source: None,
         provider: "test".into(),
         model: "m".into(),
     };

@@ -32,6 +32,7 @@ mod paths;
 mod read_file;
 mod search;
 mod shell;
+pub mod terminal;
 mod todo;
 mod write_file;
 
@@ -43,6 +44,7 @@ pub use grep::GrepTool;
 pub use list_dir::ListDirTool;
 pub use read_file::ReadFileTool;
 pub use shell::ShellTool;
+pub use terminal::{TerminalTool, close_session_terminals};
 pub use todo::TodoWriteTool;
 pub use write_file::WriteFileTool;
 
@@ -101,6 +103,9 @@ pub struct ToolContext {
     pub default_timeout_ms: u64,
     /// Who can answer `ask_user` questions; `None` when nobody can (headless runs).
     pub questions: Option<ask_user::QuestionChannel>,
+    /// The session the call belongs to (empty outside a session); per-session resources such
+    /// as the `terminal` tool's tmux server are keyed by it.
+    pub session_id: String,
 }
 
 impl ToolContext {
@@ -114,6 +119,7 @@ impl ToolContext {
             max_output_bytes: 30 * 1024,
             default_timeout_ms: 120_000,
             questions: None,
+            session_id: String::new(),
         }
     }
 
@@ -173,6 +179,7 @@ pub fn builtin_tools() -> Vec<Arc<dyn ToolHandler>> {
         Arc::new(GrepTool::new()),
         Arc::new(TodoWriteTool::new()),
         Arc::new(AskUserTool::new()),
+        Arc::new(TerminalTool::new()),
     ]
 }
 

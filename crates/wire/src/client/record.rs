@@ -37,6 +37,8 @@ pub struct ExchangeMeta {
     pub harness: String,
     /// Route name, e.g. `chat/minimal`.
     pub route: String,
+    /// Where the harness's system prompt came from (shown by the inspector).
+    pub prompt_source: Option<String>,
     /// Provider id.
     pub provider: String,
     /// Model requested.
@@ -75,6 +77,7 @@ impl Recorder {
             harness: meta.harness.clone(),
             wire,
             route: meta.route.clone(),
+            prompt_source: meta.prompt_source.clone(),
             provider: meta.provider.clone(),
             model: meta.model.clone(),
             method: request.method.clone(),
