@@ -5,9 +5,17 @@ use std::sync::Arc;
 use crate::Harness;
 
 mod claude_code;
+mod cli_env;
+mod cli_tools;
+mod deepseek_tui;
 mod generic;
+mod kimi_chat;
+mod kimi_cli;
+mod kimi_code;
 mod minimal;
 mod native;
+mod opencode;
+mod qwen_code;
 mod zcode;
 
 /// Every built-in harness, in menu order.
@@ -18,5 +26,10 @@ pub(crate) fn builtin() -> Vec<Arc<dyn Harness>> {
         Arc::new(claude_code::ClaudeCode::full()),
         Arc::new(claude_code::ClaudeCode::bare()),
         Arc::new(zcode::Zcode::default()),
+        Arc::new(kimi_cli::KimiCli),
+        Arc::new(kimi_code::KimiCode),
+        Arc::new(qwen_code::QwenCode),
+        Arc::new(opencode::Opencode),
+        Arc::new(deepseek_tui::DeepseekTui),
     ]
 }
