@@ -13,7 +13,8 @@ use tack_engine::resolve::{SessionRequest, resolve};
 use tack_engine::secrets::{ApiKey, KeySource, resolve_key};
 use tack_engine::session::{Session, exchanges_path, log_path};
 use tack_protocol::{
-    ApprovalDecision, ApprovalPolicy, Exchange, ExchangeSummary, Item, SessionSettings, Wire,
+    ApprovalDecision, ApprovalPolicy, ApprovalRequest, Exchange, ExchangeSummary, Item,
+    QuestionAnswer, QuestionRequest, SessionSettings, Wire,
 };
 use tauri::State;
 
@@ -132,8 +133,23 @@ pub struct KeyState {
     pub set: bool,
     /// Its last four characters.
     pub last4: Option<String>,
-    /// `keychain`, `env` or `none`.
-    pub source: String,
+    /// Where it comes from.
+    pub source: KeySourceView,
+    /// The provider expects a key (it names an environment variable for one). Local servers
+    /// usually don't.
+    pub needed: bool,
+}
+
+/// Where a key comes from.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, specta::Type)]
+#[serde(rename_all = "lowercase")]
+pub enum KeySourceView {
+    /// The OS keychain.
+    Keychain,
+    /// The provider's environment variable.
+    Env,
+    /// No key.
+    None,
 }
 
 fn key_state(secrets: &dyn tack_engine::secrets::SecretStore, p: &ProviderConfig) -> KeyState {
@@ -142,11 +158,11 @@ fn key_state(secrets: &dyn tack_engine::secrets::SecretStore, p: &ProviderConfig
         set: key.is_some(),
         last4: key.map(|k| k.last4()),
         source: match source {
-            KeySource::Keychain => "keychain",
-            KeySource::Env => "env",
-            KeySource::None => "none",
-        }
-        .to_string(),
+            KeySource::Keychain => KeySourceView::Keychain,
+            KeySource::Env => KeySourceView::Env,
+            KeySource::None => KeySourceView::None,
+        },
+        needed: p.env_key.is_some(),
     }
 }
 
@@ -406,6 +422,10 @@ pub struct SessionView {
     pub exchanges: Vec<ExchangeSummary>,
     /// A turn is running.
     pub running: bool,
+    /// Approvals waiting for the user (a window reopened mid-turn shows them again).
+    pub pending_approvals: Vec<ApprovalRequest>,
+    /// Questions waiting for the user.
+    pub pending_questions: Vec<QuestionRequest>,
 }
 
 fn session_view(session: &Session) -> SessionView {
@@ -416,6 +436,7 @@ fn session_view(session: &Session) -> SessionView {
     let exchanges = ExchangeLog::read_all(&exchanges_path(&path))
         .map(|all| all.into_iter().map(|e| e.summary).collect())
         .unwrap_or_default();
+    let (pending_approvals, pending_questions) = session.pending();
     SessionView {
         id: session.id().to_string(),
         title,
@@ -423,6 +444,8 @@ fn session_view(session: &Session) -> SessionView {
         items: session.history(),
         exchanges,
         running: session.is_running(),
+        pending_approvals,
+        pending_questions,
     }
 }
 
@@ -524,6 +547,64 @@ pub async fn decide_approval(
         .session(&session_id)?
         .decide(&approval_id, decision)
         .map_err(AppError::from_display)
+}
+
+/// Answers a tool call's questions (`null`: the user dismissed them).
+#[tauri::command]
+#[specta::specta]
+pub async fn answer_question(
+    state: State<'_, AppState>,
+    session_id: String,
+    question_id: String,
+    answers: Option<Vec<QuestionAnswer>>,
+) -> CmdResult<()> {
+    state
+        .session(&session_id)?
+        .answer(&question_id, answers)
+        .map_err(AppError::from_display)
+}
+
+/// What "auto" would pick for a provider and model, and why.
+#[derive(Debug, Clone, Serialize, Deserialize, specta::Type)]
+#[serde(rename_all = "camelCase")]
+pub struct InferredHarness {
+    /// The harness "auto" uses.
+    pub harness: String,
+    /// Why, in words.
+    pub reason: String,
+}
+
+/// Explains what "auto" picks for a provider (and a model, default: the provider's).
+#[tauri::command]
+#[specta::specta]
+pub async fn infer_harness(
+    state: State<'_, AppState>,
+    provider_id: String,
+    model: Option<String>,
+) -> CmdResult<InferredHarness> {
+    let provider = find_provider(&state, &provider_id)?;
+    if let Some(h) = provider.explicit_harness() {
+        return Ok(InferredHarness {
+            harness: h.to_string(),
+            reason: "set in the provider's settings".into(),
+        });
+    }
+    let model = model.filter(|m| !m.is_empty()).unwrap_or_else(|| provider.model.clone());
+    let inferred = tack_engine::config::explain_inference(&provider, &model);
+    Ok(match inferred {
+        Some(i) if state.engine.registry.get(i.harness).is_some() => InferredHarness {
+            harness: i.harness.to_string(),
+            reason: i.reason,
+        },
+        Some(i) => InferredHarness {
+            harness: "native".into(),
+            reason: format!("{} would suggest `{}`, which this build doesn't have", i.reason, i.harness),
+        },
+        None => InferredHarness {
+            harness: "native".into(),
+            reason: "no rule matched this provider and model".into(),
+        },
+    })
 }
 
 /// A saved session in the sidebar.

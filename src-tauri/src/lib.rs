@@ -36,6 +36,8 @@ pub fn specta_builder<R: Runtime>() -> Builder<R> {
             commands::send_input,
             commands::interrupt,
             commands::decide_approval,
+            commands::answer_question,
+            commands::infer_harness,
             commands::list_sessions,
             commands::rename_session,
             commands::delete_session,

@@ -35,6 +35,10 @@ export const commands = {
 	interrupt: (sessionId: string) => typedError<null, AppError>(__TAURI_INVOKE("interrupt", { sessionId })),
 	/**  Answers a pending approval. */
 	decideApproval: (sessionId: string, approvalId: string, decision: ApprovalDecision) => typedError<null, AppError>(__TAURI_INVOKE("decide_approval", { sessionId, approvalId, decision })),
+	/**  Answers a tool call's questions (`null`: the user dismissed them). */
+	answerQuestion: (sessionId: string, questionId: string, answers: QuestionAnswer[] | null) => typedError<null, AppError>(__TAURI_INVOKE("answer_question", { sessionId, questionId, answers })),
+	/**  Explains what "auto" picks for a provider (and a model, default: the provider's). */
+	inferHarness: (providerId: string, model: string | null) => typedError<InferredHarness, AppError>(__TAURI_INVOKE("infer_harness", { providerId, model })),
 	/**  Saved sessions, newest first, optionally of one workspace. */
 	listSessions: (cwd: string | null) => typedError<SessionSummary[], AppError>(__TAURI_INVOKE("list_sessions", { cwd })),
 	/**  Renames a session (appends a `renamed` record to its log). */
@@ -364,6 +368,11 @@ export type ExchangeSummary = {
 	wire: Wire,
 	/**  Route name, e.g. `chat/minimal`. */
 	route: string,
+	/**
+	 *  Where the system prompt came from (`builtin:<harness>/system.md`, `file:<path>`, …),
+	 *  when a harness shaped the request.
+	 */
+	prompt_source?: string | null,
 	/**  Provider id. */
 	provider: string,
 	/**  Model requested. */
@@ -448,6 +457,14 @@ export type Header = {
 	value: string,
 };
 
+/**  What "auto" would pick for a provider and model, and why. */
+export type InferredHarness = {
+	/**  The harness "auto" uses. */
+	harness: string,
+	/**  Why, in words. */
+	reason: string,
+};
+
 /**
  *  One entry of session history.
  * 
@@ -484,14 +501,28 @@ export type Item =
 	type: "tool_output",
 } & ToolOutputItem;
 
+/**  Where a key comes from. */
+export type KeySourceView = 
+/**  The OS keychain. */
+"keychain" | 
+/**  The provider's environment variable. */
+"env" | 
+/**  No key. */
+"none";
+
 /**  Whether a key is set, and where; the value itself never crosses to the webview. */
 export type KeyState = {
 	/**  A key is available. */
 	set: boolean,
 	/**  Its last four characters. */
 	last4: string | null,
-	/**  `keychain`, `env` or `none`. */
-	source: string,
+	/**  Where it comes from. */
+	source: KeySourceView,
+	/**
+	 *  The provider expects a key (it names an environment variable for one). Local servers
+	 *  usually don't.
+	 */
+	needed: boolean,
 };
 
 /**  Whether the OS keychain works. */
@@ -609,6 +640,14 @@ export type Question = {
 	options?: QuestionOption[],
 	/**  Several options may be chosen. */
 	multi_select?: boolean,
+};
+
+/**  The user's answer to one question. */
+export type QuestionAnswer = {
+	/**  The question answered (its text). */
+	question: string,
+	/**  Chosen option labels and/or typed text. */
+	answers: string[],
 };
 
 /**  An offered answer. */
@@ -754,6 +793,10 @@ export type SessionView = {
 	exchanges: ExchangeSummary[],
 	/**  A turn is running. */
 	running: boolean,
+	/**  Approvals waiting for the user (a window reopened mid-turn shows them again). */
+	pendingApprovals: ApprovalRequest[],
+	/**  Questions waiting for the user. */
+	pendingQuestions: QuestionRequest[],
 };
 
 /**  What to start a session with. */

@@ -79,8 +79,8 @@ const HARNESSES: HarnessInfo[] = [
   { id: "terminus-2", wires: ["chat"], description: "Text protocol: commands parsed from the reply." },
 ];
 
-function key(set: boolean, last4: string | null, source: KeyState["source"]): KeyState {
-  return { set, last4, source };
+function key(set: boolean, last4: string | null, source: KeyState["source"], needed = true): KeyState {
+  return { set, last4, source, needed };
 }
 
 function initialProviders(): ProviderView[] {
@@ -421,6 +421,8 @@ export class MockShell {
       items: session.items,
       exchanges: [...session.exchanges.values()].map(summarize),
       running: session.running,
+      pendingApprovals: [],
+      pendingQuestions: [],
     };
   }
 

@@ -15,7 +15,7 @@ const provider: ProviderView = {
   model: "deepseek-chat",
   harness: null,
   envKey: "DEEPSEEK_API_KEY",
-  key: { set: false, last4: null, source: "none" },
+  key: { set: false, last4: null, source: "none", needed: true },
   builtin: true,
 };
 
