@@ -95,6 +95,11 @@ struct NativeDialogs(tauri::AppHandle<tauri::Wry>);
 impl state::Dialogs for NativeDialogs {
     fn pick_folder(&self) -> Option<std::path::PathBuf> {
         use tauri_plugin_dialog::DialogExt;
+        // Automation hook for the real-window smoke test: WebDriver cannot drive the native
+        // GTK dialog, so a test sets the folder the dialog would have returned.
+        if let Some(dir) = std::env::var_os("TACK_TEST_PICK_FOLDER") {
+            return Some(dir.into());
+        }
         self.0
             .dialog()
             .file()
@@ -105,6 +110,9 @@ impl state::Dialogs for NativeDialogs {
 
     fn save_file(&self, suggested_name: &str) -> Option<std::path::PathBuf> {
         use tauri_plugin_dialog::DialogExt;
+        if let Some(dir) = std::env::var_os("TACK_TEST_SAVE_DIR") {
+            return Some(std::path::PathBuf::from(dir).join(suggested_name));
+        }
         self.0
             .dialog()
             .file()
