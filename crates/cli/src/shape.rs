@@ -56,6 +56,7 @@ pub(crate) fn run(
     let paths = tack_engine::config::Paths::from_env();
     let prompts = PromptStore::with_override_dir(paths.prompts_dir());
     let prompt = Prompt {
+        examples: Vec::new(),
         history: items,
         tools: builtin_tools().iter().map(|t| t.spec()).collect(),
         instructions: opts.instructions.clone(),
@@ -110,6 +111,7 @@ pub(crate) fn run(
 /// A prompt with no history, for getting a harness's postprocess outside a session.
 pub(crate) fn bare_prompt(cwd: &Path, wire: Wire, tools: Vec<ToolSpec>) -> Prompt {
     Prompt {
+        examples: Vec::new(),
         history: Vec::new(),
         tools,
         instructions: None,

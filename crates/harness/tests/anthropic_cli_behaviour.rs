@@ -24,6 +24,7 @@ fn harness(id: &str) -> Arc<dyn Harness> {
 
 fn prompt(model: &str, history: Vec<Item>) -> Prompt {
     Prompt {
+        examples: Vec::new(),
         history,
         tools: engine_tools(),
         instructions: None,

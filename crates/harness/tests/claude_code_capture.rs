@@ -140,6 +140,7 @@ fn captured_prompt() -> Prompt {
         recent_commits: "1a2b3c4 Initial commit".into(),
     });
     Prompt {
+        examples: Vec::new(),
         history: vec![Item::text(
             "msg_1",
             Role::User,

@@ -8,6 +8,11 @@ use crate::{ApprovalPolicy, Item, ToolSpec, Wire};
 /// inspector rely on).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Prompt {
+    /// Example exchanges to send before the history (few-shot priming for small models, from
+    /// the provider's config). Not part of the session; harnesses that support examples put
+    /// them first, others ignore them.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub examples: Vec<Item>,
     /// Session history, oldest first.
     pub history: Vec<Item>,
     /// The engine tools available in this step; a harness advertises its own surface and maps

@@ -232,6 +232,7 @@ pub fn cli_names(name: &str) -> &'static str {
 
 pub fn prompt(model: &str, provider: ProviderInfo) -> Prompt {
     Prompt {
+        examples: Vec::new(),
         history: history(cli_names),
         tools: engine_tools(),
         instructions: Some("Answer in English.".into()),

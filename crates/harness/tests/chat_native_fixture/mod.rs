@@ -299,6 +299,7 @@ pub fn prompt(harness: &str) -> Prompt {
     let (provider, model) = home(harness);
     let provider_id = provider.id.clone();
     Prompt {
+        examples: Vec::new(),
         history: history(harness, &provider_id),
         tools: engine_tools(),
         instructions: Some("Prefer small, reviewable changes.".into()),
@@ -309,6 +310,7 @@ pub fn prompt(harness: &str) -> Prompt {
 /// A one-message prompt (the shape of the captured requests).
 pub fn single_turn(provider: ProviderInfo, model: &str, text: &str) -> Prompt {
     Prompt {
+        examples: Vec::new(),
         history: vec![Item::text("u1", Role::User, text)],
         tools: engine_tools(),
         instructions: None,
