@@ -58,7 +58,7 @@ use tack_protocol::{
 use super::StreamDecoder;
 use super::calls::{DecodedCall, call_item, is_complete_json, unique_call_id};
 use super::chat_schema::Count;
-use super::messages_schema::{ContentBlock, Event, Message, MessagesUsage};
+use super::messages_schema::{ContentBlock, Delta, Event, Message, MessagesUsage};
 use crate::errors::classify_stream_error_bytes;
 use crate::sse::{Frame, SseFramer};
 use crate::tool_kinds::ToolKinds;
@@ -322,13 +322,20 @@ impl MessagesState {
                 return;
             }
         };
+        let Event {
+            kind,
+            index,
+            message,
+            content_block,
+            delta,
+            usage,
+        } = event;
         let name = std::str::from_utf8(frame.event).unwrap_or("");
-        let kind = event.kind.non_empty().unwrap_or(name).to_string();
-        match kind.as_str() {
+        match kind.non_empty().unwrap_or(name) {
             "ping" => {}
             "error" => self.fail(classify_stream_error_bytes(data), out),
             "message_start" => {
-                let message = event.message.unwrap_or_default();
+                let message = message.map(|m| *m).unwrap_or_default();
                 self.start(
                     message.id.non_empty(),
                     message.model.non_empty(),
@@ -338,28 +345,28 @@ impl MessagesState {
             }
             "content_block_start" => {
                 self.start(None, None, None, out);
-                if let Some(block) = event.content_block {
-                    let index = event.index.map_or(self.next_index(), |c| c.0);
-                    self.block_start(index, block, out);
+                if let Some(block) = content_block {
+                    let index = index.map_or(self.next_index(), |c| c.0);
+                    self.block_start(index, *block, out);
                 }
             }
             "content_block_delta" => {
                 self.start(None, None, None, out);
-                if let Some(delta) = event.delta {
-                    let index = event.index.map_or(self.last_index(), |c| c.0);
+                if let Some(delta) = &delta {
+                    let index = index.map_or(self.last_index(), |c| c.0);
                     self.block_delta(index, delta, out);
                 }
             }
             "content_block_stop" => {
-                let index = event.index.map_or(self.last_index(), |c| c.0);
+                let index = index.map_or(self.last_index(), |c| c.0);
                 self.block_stop(index, out);
             }
             "message_delta" => {
                 self.start(None, None, None, out);
-                if let Some(reason) = event.delta.as_ref().and_then(|d| d.stop_reason.non_empty()) {
+                if let Some(reason) = delta.as_ref().and_then(|d| d.stop_reason.non_empty()) {
                     self.stop_reason = Some(reason.to_string());
                 }
-                if let Some(usage) = &event.usage {
+                if let Some(usage) = &usage {
                     self.usage.merge(usage);
                 }
             }
@@ -462,7 +469,7 @@ impl MessagesState {
         self.start_call(at, out);
     }
 
-    fn block_delta(&mut self, index: u32, delta: super::messages_schema::Delta<'_>, out: &mut Out) {
+    fn block_delta(&mut self, index: u32, delta: &Delta<'_>, out: &mut Out) {
         let delta_kind = delta.kind.non_empty();
         let at = match self.find(index) {
             Some(at) => at,
@@ -475,7 +482,7 @@ impl MessagesState {
         let block = &mut self.blocks[at];
         match (block.kind, delta_kind) {
             (BlockKind::Text, Some("text_delta")) => {
-                if let Some(text) = delta.text.non_empty() {
+                if let Some(text) = delta.payload.non_empty() {
                     block.text.push_str(text);
                     out.push(Ok(StreamEvent::TextDelta {
                         text: text.to_string(),
@@ -483,7 +490,7 @@ impl MessagesState {
                 }
             }
             (BlockKind::Thinking, Some("thinking_delta")) => {
-                if let Some(text) = delta.thinking.non_empty() {
+                if let Some(text) = delta.payload.non_empty() {
                     block.text.push_str(text);
                     out.push(Ok(StreamEvent::ReasoningDelta {
                         text: text.to_string(),
@@ -494,10 +501,10 @@ impl MessagesState {
             (BlockKind::Thinking, Some("signature_delta")) => {
                 block
                     .signature
-                    .push_str(delta.signature.non_empty().unwrap_or(""));
+                    .push_str(delta.payload.non_empty().unwrap_or(""));
             }
             (BlockKind::ToolUse, Some("input_json_delta")) => {
-                if let Some(fragment) = delta.partial_json.non_empty() {
+                if let Some(fragment) = delta.payload.non_empty() {
                     block.json.push_str(fragment);
                     if let Some(call_id) = &block.call_id {
                         out.push(Ok(StreamEvent::ToolCallDelta {

@@ -9,7 +9,10 @@
 //! variants has, so a frame is parsed once. Citations, web search results and
 //! `cache_creation` breakdowns are skipped without allocating.
 
+use std::fmt;
+
 use serde::Deserialize;
+use serde::de::{self, Deserializer, IgnoredAny, MapAccess, Visitor};
 use serde_json::value::RawValue;
 
 use super::chat_schema::{Count, LenientStr};
@@ -24,18 +27,19 @@ pub(super) struct Event<'a> {
     /// `index` of a content block event.
     #[serde(default)]
     pub index: Option<Count>,
-    /// `message` of `message_start`.
+    /// `message` of `message_start` (boxed, like `content_block`: they are rare, and keeping
+    /// them out of line keeps the struct every delta is parsed into small).
     #[serde(borrow, default)]
-    pub message: Option<Message<'a>>,
+    pub message: Option<Box<Message<'a>>>,
     /// `content_block` of `content_block_start`.
     #[serde(borrow, default)]
-    pub content_block: Option<ContentBlock<'a>>,
+    pub content_block: Option<Box<ContentBlock<'a>>>,
     /// `delta` of `content_block_delta` (a typed delta) or `message_delta` (`stop_reason`).
     #[serde(borrow, default)]
     pub delta: Option<Delta<'a>>,
     /// `usage` of `message_delta` (cumulative).
     #[serde(default)]
-    pub usage: Option<MessagesUsage>,
+    pub usage: Option<Box<MessagesUsage>>,
 }
 
 /// `message_start.message`, or a whole non-streaming reply.
@@ -92,26 +96,75 @@ pub(super) struct ContentBlock<'a> {
 }
 
 /// `content_block_delta.delta` / `message_delta.delta`.
-#[derive(Deserialize, Default)]
+///
+/// Every content block delta carries one payload string, named after its type: `text`
+/// (`text_delta`), `partial_json` (`input_json_delta`), `thinking` (`thinking_delta`),
+/// `signature` (`signature_delta`). They share one field here, which keeps the struct that
+/// every delta is parsed into (and moved through the decoder) small.
+#[derive(Default)]
 pub(super) struct Delta<'a> {
     /// `type` of a content block delta.
-    #[serde(rename = "type", borrow, default)]
     pub kind: LenientStr<'a>,
-    /// `text` of a `text_delta`.
-    #[serde(borrow, default)]
-    pub text: LenientStr<'a>,
-    /// `partial_json` of an `input_json_delta`.
-    #[serde(borrow, default)]
-    pub partial_json: LenientStr<'a>,
-    /// `thinking` of a `thinking_delta`.
-    #[serde(borrow, default)]
-    pub thinking: LenientStr<'a>,
-    /// `signature` of a `signature_delta`.
-    #[serde(borrow, default)]
-    pub signature: LenientStr<'a>,
+    /// `text`, `partial_json`, `thinking` or `signature` (the last one present).
+    pub payload: LenientStr<'a>,
     /// `stop_reason` of `message_delta`.
-    #[serde(borrow, default)]
     pub stop_reason: LenientStr<'a>,
+}
+
+/// The keys of a delta the decoder reads.
+enum DeltaKey {
+    Kind,
+    Payload,
+    StopReason,
+    Other,
+}
+
+impl<'de> Deserialize<'de> for DeltaKey {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = DeltaKey;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a delta field name")
+            }
+            fn visit_str<E: de::Error>(self, key: &str) -> Result<DeltaKey, E> {
+                Ok(match key {
+                    "type" => DeltaKey::Kind,
+                    "text" | "partial_json" | "thinking" | "signature" => DeltaKey::Payload,
+                    "stop_reason" => DeltaKey::StopReason,
+                    _ => DeltaKey::Other,
+                })
+            }
+        }
+        d.deserialize_identifier(V)
+    }
+}
+
+impl<'de: 'a, 'a> Deserialize<'de> for Delta<'a> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = Delta<'de>;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a delta object")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Delta<'de>, A::Error> {
+                let mut delta = Delta::default();
+                while let Some(key) = map.next_key::<DeltaKey>()? {
+                    match key {
+                        DeltaKey::Kind => delta.kind = map.next_value()?,
+                        DeltaKey::Payload => delta.payload = map.next_value()?,
+                        DeltaKey::StopReason => delta.stop_reason = map.next_value()?,
+                        DeltaKey::Other => {
+                            map.next_value::<IgnoredAny>()?;
+                        }
+                    }
+                }
+                Ok(delta)
+            }
+        }
+        d.deserialize_map(V)
+    }
 }
 
 /// `usage` (`message_start.message.usage`, `message_delta.usage`).

@@ -143,14 +143,14 @@ pub fn decode_reply(body: &[u8], tool_kinds: ToolKinds, origin: ReasoningOrigin)
         state.created(Some(&response), &mut out);
         for (index, item) in output.into_iter().enumerate() {
             let index = u32::try_from(index).ok().map(Count);
-            state.item_done(index, item, &mut out);
+            state.item_done(index, &item, &mut out);
         }
     }
     match status.non_empty() {
-        _ if is_error_reply => state.failed(Some(response), &mut out),
-        Some("failed") | Some("cancelled") => state.failed(Some(response), &mut out),
-        Some("incomplete") => state.complete(Terminal::Incomplete, Some(response), &mut out),
-        _ => state.complete(Terminal::Completed, Some(response), &mut out),
+        _ if is_error_reply => state.failed(Some(&response), &mut out),
+        Some("failed") | Some("cancelled") => state.failed(Some(&response), &mut out),
+        Some("incomplete") => state.complete(Terminal::Incomplete, Some(&response), &mut out),
+        _ => state.complete(Terminal::Completed, Some(&response), &mut out),
     }
     out
 }
@@ -333,16 +333,18 @@ impl ResponsesState {
             }
         };
         let name = std::str::from_utf8(frame.event).unwrap_or("");
-        let kind = event.kind.non_empty().unwrap_or(name).to_string();
-        self.event(&kind, event, data, out);
+        self.event(name, event, data, out);
     }
 
-    fn event(&mut self, kind: &str, event: Event<'_>, data: &[u8], out: &mut Out) {
+    /// Handles one event; `name` is the SSE event name, used when the JSON has no `type`.
+    fn event(&mut self, name: &str, mut event: Event<'_>, data: &[u8], out: &mut Out) {
+        let kind_field = std::mem::take(&mut event.kind);
+        let kind = kind_field.non_empty().unwrap_or(name);
         if kind == "error" {
             self.fail(classify_stream_error_bytes(data), out);
             return;
         }
-        self.created(event.response.as_ref(), out);
+        self.created(event.response.as_deref(), out);
         let Event {
             output_index,
             content_index,
@@ -362,12 +364,12 @@ impl ResponsesState {
         match kind {
             "response.output_item.added" => {
                 if let Some(item) = item {
-                    self.item_added(output_index, item, out);
+                    self.item_added(output_index, &item, out);
                 }
             }
             "response.output_item.done" => {
                 if let Some(item) = item {
-                    self.item_done(output_index, item, out);
+                    self.item_done(output_index, &item, out);
                 }
             }
             "response.output_text.delta" | "response.refusal.delta" => {
@@ -457,9 +459,9 @@ impl ResponsesState {
                     }));
                 }
             }
-            "response.completed" => self.complete(Terminal::Completed, response, out),
-            "response.incomplete" => self.complete(Terminal::Incomplete, response, out),
-            "response.failed" | "response.cancelled" => self.failed(response, out),
+            "response.completed" => self.complete(Terminal::Completed, response.as_deref(), out),
+            "response.incomplete" => self.complete(Terminal::Incomplete, response.as_deref(), out),
+            "response.failed" | "response.cancelled" => self.failed(response.as_deref(), out),
             _ => {}
         }
     }
@@ -545,8 +547,8 @@ impl ResponsesState {
         at
     }
 
-    fn item_added(&mut self, output_index: Option<Count>, item: OutputItem<'_>, out: &mut Out) {
-        let at = self.absorb(output_index, &item, false);
+    fn item_added(&mut self, output_index: Option<Count>, item: &OutputItem<'_>, out: &mut Out) {
+        let at = self.absorb(output_index, item, false);
         if self.outputs[at].kind.is_call() {
             self.start_call(at, out);
             let initial = match self.outputs[at].kind {
@@ -557,8 +559,8 @@ impl ResponsesState {
         }
     }
 
-    fn item_done(&mut self, output_index: Option<Count>, item: OutputItem<'_>, out: &mut Out) {
-        let at = self.absorb(output_index, &item, true);
+    fn item_done(&mut self, output_index: Option<Count>, item: &OutputItem<'_>, out: &mut Out) {
+        let at = self.absorb(output_index, item, true);
         match self.outputs[at].kind {
             Kind::Message => {
                 for (i, text) in texts(&item.content).into_iter().enumerate() {
@@ -682,13 +684,16 @@ impl ResponsesState {
     }
 
     /// `response.failed`: the response's `error` (usage first, when reported).
-    fn failed(&mut self, response: Option<ResponseObject<'_>>, out: &mut Out) {
-        self.take_usage(response.as_ref());
+    fn failed(&mut self, response: Option<&ResponseObject<'_>>, out: &mut Out) {
+        self.take_usage(response);
         if let Some(usage) = self.usage.take() {
             out.push(Ok(StreamEvent::Usage { usage }));
         }
-        let error = match response.and_then(|r| r.error).filter(|e| !e.is_null()) {
-            Some(error) => classify_stream_error(&error),
+        let error = match response
+            .and_then(|r| r.error.as_ref())
+            .filter(|e| !e.is_null())
+        {
+            Some(error) => classify_stream_error(error),
             None => ModelError::new(
                 ErrorKind::ProviderError,
                 "the response failed without an error object",
@@ -701,10 +706,10 @@ impl ResponsesState {
     fn complete(
         &mut self,
         terminal: Terminal,
-        response: Option<ResponseObject<'_>>,
+        response: Option<&ResponseObject<'_>>,
         out: &mut Out,
     ) {
-        if let Some(r) = &response {
+        if let Some(r) = response {
             if let Some(id) = r.id.non_empty() {
                 self.response_id = Some(id.to_string());
             }
@@ -712,9 +717,8 @@ impl ResponsesState {
                 self.model = r.model.non_empty().map(str::to_string);
             }
         }
-        self.take_usage(response.as_ref());
+        self.take_usage(response);
         let reason = response
-            .as_ref()
             .and_then(|r| r.incomplete_details.as_ref())
             .and_then(|d| d.reason.non_empty())
             .map(str::to_string);

@@ -52,13 +52,14 @@ pub(super) struct Event<'a> {
     /// `input` of `response.custom_tool_call_input.done`.
     #[serde(borrow, default)]
     pub input: LenientStr<'a>,
-    /// `item` of `response.output_item.added` / `.done`.
+    /// `item` of `response.output_item.added` / `.done` (boxed, like `response`: they are
+    /// rare, and keeping them out of line keeps the struct every delta is parsed into small).
     #[serde(borrow, default)]
-    pub item: Option<OutputItem<'a>>,
+    pub item: Option<Box<OutputItem<'a>>>,
     /// `response` of `response.created`, `.in_progress`, `.completed`, `.incomplete`,
     /// `.failed`.
     #[serde(borrow, default)]
-    pub response: Option<ResponseObject<'a>>,
+    pub response: Option<Box<ResponseObject<'a>>>,
 }
 
 /// An output item (`response.output[]`, `output_item.added/done`.item).

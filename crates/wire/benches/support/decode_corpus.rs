@@ -1,0 +1,96 @@
+//! Shared by the decode benches: the corpus (real captures repeated to ~32 MiB), Tack's
+//! decoding path as the client runs it, and the naive baseline it is compared with.
+
+use std::hint::black_box;
+use std::path::PathBuf;
+
+use tack_protocol::{ReasoningOrigin, Wire};
+use tack_wire::{ToolKinds, decoder};
+
+/// Corpus size the fixtures are repeated to.
+pub const TARGET_BYTES: usize = 32 * 1024 * 1024;
+/// Bytes per push, like a network read.
+pub const PIECE: usize = 4096;
+
+/// `../shared/fixtures/wire/<wire>/*.sse` (or `$TACK_SHARED/…`), else `fallback`.
+pub fn fixtures(wire: Wire, fallback: impl FnOnce() -> Vec<Vec<u8>>) -> Vec<Vec<u8>> {
+    let shared = std::env::var_os("TACK_SHARED")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared"));
+    let dir = shared.join("fixtures/wire").join(wire.as_str());
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .map(|rd| rd.filter_map(|e| e.ok().map(|e| e.path())).collect())
+        .unwrap_or_default();
+    files.retain(|p| p.extension().is_some_and(|e| e == "sse"));
+    files.sort();
+    if files.is_empty() {
+        eprintln!("no ../shared: using a synthetic corpus");
+        return fallback();
+    }
+    files.iter().filter_map(|p| std::fs::read(p).ok()).collect()
+}
+
+/// Whole streams, repeated until the corpus reaches [`TARGET_BYTES`], and its size.
+pub fn corpus(fixtures: &[Vec<u8>]) -> (Vec<Vec<u8>>, usize) {
+    let mut streams = Vec::new();
+    let mut total = 0;
+    'fill: loop {
+        for f in fixtures {
+            total += f.len();
+            streams.push(f.clone());
+            if total >= TARGET_BYTES {
+                break 'fill;
+            }
+        }
+    }
+    (streams, total)
+}
+
+/// Tack's path: a fresh decoder per stream, 4 KiB pushes, events drained after each push
+/// (as `ResponseStream` does). Returns the number of events.
+pub fn tack_decode(wire: Wire, streams: &[Vec<u8>]) -> usize {
+    let origin = ReasoningOrigin {
+        wire,
+        provider: None,
+        model: None,
+    };
+    let mut events = Vec::with_capacity(64);
+    let mut count = 0;
+    for stream in streams {
+        let mut d = decoder(wire, ToolKinds::new(), origin.clone());
+        for piece in stream.chunks(PIECE) {
+            d.push(piece, &mut events);
+            count += events.len();
+            for event in events.drain(..) {
+                let _ = black_box(event);
+            }
+        }
+        d.finish(&mut events);
+        count += events.len();
+        for event in events.drain(..) {
+            let _ = black_box(event);
+        }
+    }
+    count
+}
+
+/// The baseline: split `data:` lines and parse each into a `serde_json::Value`.
+pub fn baseline(streams: &[Vec<u8>]) -> usize {
+    let mut count = 0;
+    for stream in streams {
+        for line in stream.split(|&b| b == b'\n') {
+            let Some(data) = line.strip_prefix(b"data:") else {
+                continue;
+            };
+            let data = data.trim_ascii();
+            if data == b"[DONE]" {
+                continue;
+            }
+            if let Ok(value) = serde_json::from_slice::<serde_json::Value>(data) {
+                count += 1;
+                let _ = black_box(value);
+            }
+        }
+    }
+    count
+}
