@@ -235,6 +235,8 @@ pub async fn save_provider(state: State<'_, AppState>, input: ProviderInput) -> 
             .route(input.wire, h)
             .map_err(AppError::from_display)?;
     }
+    // Settings the form doesn't edit are kept from the provider being replaced.
+    let previous = lock(&state.config).providers().into_iter().find(|p| p.id == id);
     let provider = ProviderConfig {
         id: id.clone(),
         name: if input.name.trim().is_empty() { id.clone() } else { input.name.trim().to_string() },
@@ -243,7 +245,8 @@ pub async fn save_provider(state: State<'_, AppState>, input: ProviderInput) -> 
         env_key: input.env_key.filter(|e| !e.trim().is_empty()),
         model: input.model.trim().to_string(),
         harness,
-        emulate_identity: false,
+        emulate_identity: previous.as_ref().is_some_and(|p| p.emulate_identity),
+        examples: previous.and_then(|p| p.examples),
         builtin: false,
     };
     {

@@ -56,7 +56,7 @@ pub(crate) fn run(
     let paths = tack_engine::config::Paths::from_env();
     let prompts = PromptStore::with_override_dir(paths.prompts_dir());
     let prompt = Prompt {
-        examples: Vec::new(),
+        examples: opts.examples.clone(),
         history: items,
         tools: builtin_tools().iter().map(|t| t.spec()).collect(),
         instructions: opts.instructions.clone(),

@@ -50,6 +50,11 @@ pub struct ProviderConfig {
     /// Send the emulated CLI's identity headers to this provider (off by default).
     #[serde(default)]
     pub emulate_identity: bool,
+    /// Example exchanges sent before every conversation, for small models that imitate rather
+    /// than follow instructions: `builtin:<name>` (see `prompts/examples/`) or a path to a JSON
+    /// Lines file of items.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub examples: Option<String>,
     /// Built into Tack (not from the config file).
     #[serde(skip)]
     pub builtin: bool,
@@ -187,6 +192,7 @@ impl Config {
                 model: String::new(),
                 harness: None,
                 emulate_identity: false,
+                examples: None,
                 builtin: false,
             });
         }
@@ -223,6 +229,7 @@ fn builtin(
         model: model.into(),
         harness: harness.map(Into::into),
         emulate_identity: false,
+        examples: None,
         builtin: true,
     }
 }
@@ -230,16 +237,19 @@ fn builtin(
 /// The built-in catalog. Base URLs and env var names are each provider's documented ones.
 pub fn builtin_providers() -> Vec<ProviderConfig> {
     use Wire::*;
+    let mut local = builtin(
+        LOCAL_PROVIDER_ID,
+        "Local model (llama.cpp, embedded)",
+        "http://127.0.0.1:8082/v1",
+        Chat,
+        None,
+        "smollm2-135m",
+        Some("minimal"),
+    );
+    // The embedded 135M model only calls tools after seeing a few calls (prompts/examples/).
+    local.examples = Some("builtin:tool-use".into());
     vec![
-        builtin(
-            LOCAL_PROVIDER_ID,
-            "Local model (llama.cpp, embedded)",
-            "http://127.0.0.1:8082/v1",
-            Chat,
-            None,
-            "smollm2-135m",
-            Some("minimal"),
-        ),
+        local,
         builtin("openai", "OpenAI", "https://api.openai.com/v1", Chat, Some("OPENAI_API_KEY"), "gpt-5", None),
         builtin("anthropic", "Anthropic", "https://api.anthropic.com", Messages, Some("ANTHROPIC_API_KEY"), "claude-sonnet-4-5", None),
         builtin("deepseek", "DeepSeek", "https://api.deepseek.com", Chat, Some("DEEPSEEK_API_KEY"), "deepseek-chat", None),
@@ -436,5 +446,58 @@ model = "deepseek-reasoner"
         // Round trip.
         cfg.save(&path).unwrap();
         assert_eq!(Config::load(&path).unwrap(), cfg);
+    }
+}
+
+/// Built-in example sets (`builtin:<name>`), our own, in `prompts/examples/`.
+const BUILTIN_EXAMPLES: &[(&str, &str)] = &[(
+    "tool-use",
+    include_str!("../../../prompts/examples/tool-use.jsonl"),
+)];
+
+/// Loads a provider's example exchanges (see [`ProviderConfig::examples`]).
+///
+/// # Errors
+/// A message naming the unknown built-in set, or the file and line that is not an item.
+pub fn load_examples(spec: &str) -> Result<Vec<tack_protocol::Item>, String> {
+    let (origin, text) = match spec.strip_prefix("builtin:") {
+        Some(name) => {
+            let text = BUILTIN_EXAMPLES
+                .iter()
+                .find(|(n, _)| *n == name)
+                .map(|(_, t)| (*t).to_string())
+                .ok_or_else(|| {
+                    let known: Vec<&str> = BUILTIN_EXAMPLES.iter().map(|(n, _)| *n).collect();
+                    format!("unknown example set `{name}`; built-in sets: {}", known.join(", "))
+                })?;
+            (spec.to_string(), text)
+        }
+        None => (
+            spec.to_string(),
+            std::fs::read_to_string(spec).map_err(|e| format!("examples file {spec}: {e}"))?,
+        ),
+    };
+    text.lines()
+        .enumerate()
+        .filter(|(_, l)| !l.trim().is_empty())
+        .map(|(i, l)| {
+            serde_json::from_str::<tack_protocol::Item>(l)
+                .map_err(|e| format!("{origin}:{}: not an item: {e}", i + 1))
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod example_tests {
+    use super::*;
+
+    #[test]
+    fn the_builtin_tool_use_examples_load_and_pair_calls_with_outputs() {
+        let items = load_examples("builtin:tool-use").unwrap();
+        assert_eq!(items.len(), 12);
+        let calls: Vec<&str> = items.iter().filter_map(|i| i.call_id()).collect();
+        assert_eq!(calls.len(), 3);
+        assert!(load_examples("builtin:nope").unwrap_err().contains("tool-use"));
+        assert!(load_examples("/nonexistent/x.jsonl").unwrap_err().contains("/nonexistent/x.jsonl"));
     }
 }

@@ -40,6 +40,14 @@ pub enum ResolveError {
     /// A base-URL provider without `--model`.
     #[error("a model is required for provider `{0}`; pass --model")]
     NoModel(String),
+    /// The provider's `examples` could not be loaded.
+    #[error("provider `{provider}`: {message}")]
+    Examples {
+        /// Provider id.
+        provider: String,
+        /// What went wrong.
+        message: String,
+    },
 }
 
 /// Where the harness choice came from.
@@ -108,6 +116,13 @@ pub fn resolve(
     let env_key = req.api_key_env.clone().or_else(|| provider.env_key.clone());
     let (api_key, key_source): (Option<ApiKey>, KeySource) =
         resolve_key(secrets, &provider.id, env_key.as_deref());
+    let examples = match &provider.examples {
+        Some(spec) => crate::config::load_examples(spec).map_err(|message| ResolveError::Examples {
+            provider: provider.id.clone(),
+            message,
+        })?,
+        None => Vec::new(),
+    };
     let mut instructions = config.instructions.clone();
     if let Some(extra) = &req.instructions {
         instructions = Some(match instructions {
@@ -128,6 +143,7 @@ pub fn resolve(
             instructions,
             api_key,
             interactive: true,
+            examples,
         },
         harness_source,
         key_source,

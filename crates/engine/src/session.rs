@@ -85,6 +85,9 @@ pub struct SessionOptions {
     /// Someone can answer questions (`ask_user`); headless runs set `false` so the model is
     /// told to decide on its own instead of waiting.
     pub interactive: bool,
+    /// Example exchanges sent before the history of every request (from the provider's
+    /// config); never written to the session log.
+    pub examples: Vec<Item>,
 }
 
 impl SessionOptions {

@@ -226,7 +226,7 @@ fn build_prompt(session: &Session, env: &Environment, turn_id: &str, step: u32) 
     let opts = &session.inner.opts;
     let engine = &session.inner.engine;
     Prompt {
-        examples: Vec::new(),
+        examples: opts.examples.clone(),
         history: session.history(),
         tools: engine.tools.iter().map(|t| t.spec()).collect(),
         instructions: opts.instructions.clone(),

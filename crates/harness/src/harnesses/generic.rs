@@ -2,12 +2,23 @@
 //! a templated system prompt, the generic history conversion, and the engine's tools as
 //! function tools.
 
-use tack_protocol::{Prompt, Wire};
+use serde_json::Value;
+use tack_protocol::{Prompt, ToolSpec, ToolSpecKind, Wire};
 use tack_wire::{RenderOptions, RequestParams, ShapedRequest, SystemBlock, ToolChoice};
 
 use crate::history::{self, DeveloperMode, HistoryOptions, ReasoningReplay};
 use crate::prompts::{self, TemplateVars};
 use crate::{rules, ShapeEnv, ShapeError, Shaped};
+
+/// How much of each tool's documentation to send.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum ToolDocs {
+    /// Descriptions and parameter docs as the engine wrote them.
+    Full,
+    /// The first sentence of each description, no per-parameter descriptions: a fraction of
+    /// the tokens, for small models with small context windows (and slow prefill).
+    Lean,
+}
 
 /// Shapes a request with the `system.md` template of `harness`.
 pub(crate) fn shape(
@@ -15,6 +26,7 @@ pub(crate) fn shape(
     prompt: &Prompt,
     wire: Wire,
     env: &ShapeEnv<'_>,
+    docs: ToolDocs,
 ) -> Result<Shaped, ShapeError> {
     let ctx = &prompt.context;
     let template = env.prompts.get(harness, "system.md")?;
@@ -25,8 +37,11 @@ pub(crate) fn shape(
         Wire::Messages => ReasoningReplay::SignedOnly,
         _ => ReasoningReplay::Drop,
     };
+    // Examples (few-shot priming for small models) go first, as earlier conversation.
+    let mut items = prompt.examples.clone();
+    items.extend(prompt.history.iter().cloned());
     let messages = history::convert(
-        &prompt.history,
+        &items,
         &HistoryOptions {
             developer: DeveloperMode::AsUser,
             keep_system: false,
@@ -34,7 +49,10 @@ pub(crate) fn shape(
             keep_images: true,
         },
     );
-    let tools = prompt.tools.clone();
+    let tools: Vec<ToolSpec> = match docs {
+        ToolDocs::Full => prompt.tools.clone(),
+        ToolDocs::Lean => prompt.tools.iter().map(lean).collect(),
+    };
     let tool_kinds = tack_wire::tool_kinds(&tools, wire);
     let request = ShapedRequest {
         model: ctx.model.clone(),
@@ -70,4 +88,69 @@ pub(crate) fn shape(
         postprocess: None,
         prompt_source: template.source,
     })
+}
+
+/// A tool with its description cut to the first sentence and parameter descriptions removed.
+fn lean(tool: &ToolSpec) -> ToolSpec {
+    let mut t = tool.clone();
+    t.description = first_sentence(&tool.description).to_string();
+    if let ToolSpecKind::Function { parameters, .. } = &mut t.kind {
+        strip_descriptions(parameters);
+    }
+    t
+}
+
+fn first_sentence(text: &str) -> &str {
+    let end = text
+        .char_indices()
+        .find(|(i, c)| {
+            *c == '.' && text[i + 1..].chars().next().is_none_or(char::is_whitespace)
+        })
+        .map_or(text.len(), |(i, _)| i + 1);
+    text[..end].trim()
+}
+
+fn strip_descriptions(schema: &mut Value) {
+    if let Some(props) = schema.get_mut("properties").and_then(Value::as_object_mut) {
+        for prop in props.values_mut() {
+            if let Some(obj) = prop.as_object_mut() {
+                obj.remove("description");
+            }
+            strip_descriptions(prop);
+        }
+    }
+    if let Some(items) = schema.get_mut("items") {
+        strip_descriptions(items);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lean_tools_keep_names_types_and_required_but_drop_prose() {
+        let tool = ToolSpec::function(
+            "shell",
+            "Run a command. Each call starts a fresh shell (v1.2 semantics).",
+            serde_json::json!({
+                "type": "object",
+                "properties": {"command": {"type": "string", "description": "the line"},
+                               "todos": {"type": "array", "items": {"type": "object", "properties": {"x": {"type": "string", "description": "d"}}}}},
+                "required": ["command"]
+            }),
+        );
+        let l = lean(&tool);
+        assert_eq!(l.description, "Run a command.");
+        assert_eq!(
+            l.parameters(),
+            serde_json::json!({
+                "type": "object",
+                "properties": {"command": {"type": "string"},
+                               "todos": {"type": "array", "items": {"type": "object", "properties": {"x": {"type": "string"}}}}},
+                "required": ["command"]
+            })
+        );
+        assert_eq!(first_sentence("v1.2 is out. More."), "v1.2 is out.");
+    }
 }

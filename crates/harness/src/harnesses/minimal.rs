@@ -18,6 +18,6 @@ impl Harness for Minimal {
         &Wire::ALL
     }
     fn shape(&self, prompt: &Prompt, wire: Wire, env: &ShapeEnv<'_>) -> Result<Shaped, ShapeError> {
-        super::generic::shape(self.id(), prompt, wire, env)
+        super::generic::shape(self.id(), prompt, wire, env, super::generic::ToolDocs::Lean)
     }
 }
