@@ -203,6 +203,25 @@ fn missing_sequence_numbers_and_output_indexes() {
     }
 }
 
+#[test]
+fn events_without_any_id_or_index_go_to_the_last_item_of_their_kind() {
+    let frames = [
+        json!({"type":"response.created","response":{"id":"r"}}),
+        json!({"type":"response.output_item.added","item":{"type":"message","role":"assistant"}}),
+        json!({"type":"response.output_text.delta","delta":"Run"}),
+        json!({"type":"response.output_item.added","item":{"type":"function_call","call_id":"c","name":"shell"}}),
+        json!({"type":"response.function_call_arguments.delta","delta":"{}"}),
+        json!({"type":"response.output_text.delta","delta":"ning."}),
+        json!({"type":"response.completed","response":{"id":"r"}}),
+    ];
+    let body: String = frames.iter().map(|f| format!("data: {f}\n\n")).collect();
+    let events = decode(body.as_bytes());
+    assert_eq!(text(&events), "Running.");
+    let got = items(&events);
+    assert!(matches!(&got[0], Item::Message(m) if m.text() == "Running." && m.id == "r-o0"));
+    assert_eq!(calls(&events), [("c".into(), "shell".into(), "{}".into())]);
+}
+
 // --- tool calls ----------------------------------------------------------------------------
 
 #[test]

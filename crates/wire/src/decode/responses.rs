@@ -19,8 +19,9 @@
 //!
 //! **Dispatch.** On the JSON `type`, never on the SSE `event:` name (OpenRouter and LiteLLM
 //! send data-only frames; the name is used only when the JSON has no `type`). A `data: [DONE]`
-//! (OpenRouter) is framing. Items are found by `item_id`, else `output_index`, else the last
-//! item, so servers that omit `output_index` and `sequence_number` (llama.cpp) decode the same.
+//! (OpenRouter) is framing. Items are found by `item_id`, else `output_index`, else as the
+//! last item of the kind the event implies, so servers that omit `output_index` and
+//! `sequence_number` (llama.cpp) decode the same.
 //!
 //! **Done without deltas.** A `.done` event (or `output_item.done`) carries the final value.
 //! Whatever part of it was not streamed as deltas is emitted as one delta, so a server that
@@ -487,7 +488,8 @@ impl ResponsesState {
     }
 
     /// The output an event refers to: by `item_id`, else `output_index`, else (neither given)
-    /// the last one; created with `hint`'s kind when the server never announced it.
+    /// the last one of the kind the event implies; created with that kind when the server
+    /// never announced it.
     fn slot(&mut self, output_index: Option<Count>, item_id: Option<&str>, hint: Kind) -> usize {
         let index = output_index.map(|c| c.0);
         let found = item_id
@@ -500,7 +502,7 @@ impl ResponsesState {
                 index.and_then(|i| self.outputs.iter().rposition(|o| o.output_index == Some(i)))
             })
             .or_else(|| match (index, item_id) {
-                (None, None) => self.outputs.len().checked_sub(1),
+                (None, None) => self.outputs.iter().rposition(|o| o.kind == hint),
                 _ => None,
             });
         match found {
