@@ -460,3 +460,30 @@ fn every_cli_tool_binds_to_its_engine_tool() {
         .expect_err("refused");
     assert!(err.text.contains("`command` is missing"), "{}", err.text);
 }
+
+#[test]
+fn provider_examples_come_first_as_earlier_conversation() {
+    let mut p = prompt("claude-opus-4-6", vec![user("the real question")]);
+    p.examples = vec![
+        user("example question"),
+        call("ex1", "Bash", json!({"command": "date"})),
+        output("ex1", "Sun Nov 29"),
+        Item::text("ex_a", Role::Assistant, "Done: Sun Nov 29"),
+    ];
+    for id in ["claude-code", "zcode"] {
+        let s = shape(id, &p, Wire::Messages);
+        let texts: Vec<String> = s
+            .request
+            .messages
+            .iter()
+            .flat_map(|m| m.content.iter())
+            .filter_map(|b| match b {
+                Block::Text { text, .. } => Some(text.clone()),
+                _ => None,
+            })
+            .collect();
+        let example = texts.iter().position(|t| t == "example question");
+        let question = texts.iter().position(|t| t == "the real question");
+        assert!(example.is_some() && example < question, "{id}: {texts:?}");
+    }
+}

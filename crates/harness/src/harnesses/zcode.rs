@@ -11,7 +11,8 @@
 //!   session started with). That initial status is kept in memory per session only (see
 //!   `claude_code::snapshot`): the anchor also wrote it to `.zcode/…` under the workspace, one
 //!   of the §7 pollution bugs.
-//! - Messages: the claude-code conversion (`claude_code::messages`: results buffered into
+//! - Messages: the provider's few-shot examples first, then the history, through the
+//!   claude-code conversion (`claude_code::messages`: results buffered into
 //!   call order, same-role merging, signed thinking only), with ZCode's todo reminder after
 //!   every 10 tool results without a `TodoWrite`, a current-date `<system-reminder>` at the
 //!   start of the first user message, and the cache breakpoint on the latest user text (which,
@@ -143,7 +144,7 @@ impl Harness for Zcode {
             todo,
             todo_reminder: &remind,
         };
-        let mut msgs = messages::build(&prompt.history, &opts)?;
+        let mut msgs = messages::build(&messages::conversation(prompt), &opts)?;
         messages::prepend_to_first_user(&mut msgs, vec![text(date)]);
         let has_system_message = project.is_some();
         if let Some(project) = project {

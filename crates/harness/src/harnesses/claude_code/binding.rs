@@ -9,16 +9,35 @@
 //! Mapping (parameter facts from the capture of Claude Code 2.1.332 and the anchor notes,
 //! `../shared/spec/harness-spec.md` §2.1(b) and §2.15):
 //!
-//! | CLI | engine | notes |
-//! |---|---|---|
-//! | `Bash {command, timeout, description, run_in_background, dangerouslyDisableSandbox}` | `shell {command, timeout_ms}` | `timeout` is milliseconds, capped at the CLI's 600000; `description` is for the user and dropped. `run_in_background` rewrites the command to run detached with its output in a log file under the system temp folder (never in the workspace) and returns the pid and the file; the approval gate sees that exact command. `dangerouslyDisableSandbox` is accepted and has no effect: Tack runs commands under its approval gate, not a sandbox, and the engine's `shell` has no escalation input (so there is nothing to escalate to). |
-//! | `Read {file_path, offset, limit, pages, allow_large}` | `read_file {path, offset, limit}` | `offset` is the 1-based line to start at, `0` meaning the start, as in the CLI; the engine's default of 2000 lines is the CLI's. `pages` (PDF pages) is refused: the engine reads text only. `allow_large` is accepted; the engine always caps its output. |
-//! | `Write {file_path, content}` | `write_file {path, content}` | |
-//! | `Edit {file_path, old_string, new_string, replace_all}` | `edit {path, old_string, new_string, replace_all}` | |
-//! | `Glob {pattern, path}` | `glob {pattern, path}` | |
-//! | `Grep {pattern, path, glob, output_mode, -B, -A, -C, context, -n, -i, -o, type, head_limit, offset, multiline}` | `grep {pattern, path, glob, case_insensitive, context, max_results}` | `-i` → `case_insensitive`; the engine has one symmetric context, so the largest of `-A`/`-B`/`-C`/`context` is used. `output_mode` (default `files_with_matches`, as in the CLI), `-n`, `-o`, `head_limit`, `offset` and `type` (ripgrep type names mapped to extension globs) are applied to the engine's `path:line:text` output in [`Binder::adapt`]. `multiline` is refused (the engine matches line by line). |
-//! | `TodoWrite {todos: [{content, status, activeForm}]}` | `todo_write {todos: [{content, status}]}` | `activeForm` (zcode: `priority`) is accepted and dropped. |
-//! | `AskUserQuestion {questions: [{question, header, options: [{label, description, preview}], multiSelect}], answers, annotations, metadata}` | `ask_user {questions: [{question, header, options: [{label, description}], multi_select}]}` | `preview` and the CLI's UI-filled fields are dropped. |
+//! - `Bash {command, timeout, description, run_in_background, dangerouslyDisableSandbox}` →
+//!   `shell {command, timeout_ms}`. `timeout` is milliseconds, capped at the CLI's 600000;
+//!   `description` is for the user and dropped. `run_in_background` rewrites the command to run
+//!   detached with its output in a log file under the system temp folder (never in the
+//!   workspace) and returns the pid and the file; the approval gate sees that exact command.
+//!   `dangerouslyDisableSandbox` is accepted and has no effect: Tack runs commands under its
+//!   approval gate rather than a sandbox, and the engine's `shell` has no escalation input, so
+//!   there is nothing to escalate to.
+//! - `Read {file_path, offset, limit, pages, allow_large}` → `read_file {path, offset, limit}`.
+//!   `offset` is the 1-based line to start at, `0` meaning the start, as in the CLI; the
+//!   engine's default of 2000 lines is the CLI's. `pages` (PDF pages) is refused: the engine
+//!   reads text only. `allow_large` is accepted; the engine always caps its output.
+//! - `Write {file_path, content}` → `write_file {path, content}`.
+//! - `Edit {file_path, old_string, new_string, replace_all}` →
+//!   `edit {path, old_string, new_string, replace_all}`.
+//! - `Glob {pattern, path}` → `glob {pattern, path}`.
+//! - `Grep {pattern, path, glob, output_mode, -B, -A, -C, context, -n, -i, -o, type,
+//!   head_limit, offset, multiline}` → `grep {pattern, path, glob, case_insensitive, context,
+//!   max_results}`. `-i` is `case_insensitive`; the engine has one symmetric context, so the
+//!   largest of `-A`/`-B`/`-C`/`context` is used. `output_mode` (default `files_with_matches`,
+//!   as in the CLI), `-n`, `-o`, `head_limit`, `offset` and `type` (ripgrep type names mapped
+//!   to extension globs) are applied to the engine's `path:line:text` output in
+//!   [`Binder::adapt`]. `multiline` is refused (the engine matches line by line).
+//! - `TodoWrite {todos: [{content, status, activeForm}]}` → `todo_write {todos: [{content,
+//!   status}]}`; `activeForm` (zcode: `priority`) is accepted and dropped.
+//! - `AskUserQuestion {questions: [{question, header, options: [{label, description,
+//!   preview}], multiSelect}], answers, annotations, metadata}` → `ask_user {questions:
+//!   [{question, header, options: [{label, description}], multi_select}]}`; `preview` and the
+//!   CLI's UI-filled fields are dropped.
 //!
 //! Argument aliases (§2.15): the path as `file_path|path|filePath`, Read's `offset|line_offset`
 //! and `limit|n_lines`, Edit's `old_string|oldString|oldText` (and the same for `new_string`).

@@ -39,11 +39,12 @@
 //! Left to the Messages renderer (`tack_wire::render::messages`): rewriting call ids the API
 //! would refuse, and merging what is still adjacent after this conversion.
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 
 use serde_json::Value;
 use tack_protocol::{
-    ContentPart, Item, ReasoningItem, Role, TodoEntry, ToolDetails, ToolOutput, ToolStatus,
+    ContentPart, Item, Prompt, ReasoningItem, Role, TodoEntry, ToolDetails, ToolOutput, ToolStatus,
 };
 use tack_wire::{Block, ResultPart, ShapedMessage, ShapedRole};
 
@@ -81,6 +82,23 @@ pub(crate) struct Options<'a> {
     pub(crate) todo: TodoReminders,
     /// Renders a todo reminder for the current list (`None`: no list yet).
     pub(crate) todo_reminder: &'a RenderReminder<'a>,
+}
+
+/// The items to convert: the prompt's examples (few-shot priming from the provider config) as
+/// earlier conversation, then the session history.
+pub(crate) fn conversation(prompt: &Prompt) -> Cow<'_, [Item]> {
+    if prompt.examples.is_empty() {
+        Cow::Borrowed(&prompt.history)
+    } else {
+        Cow::Owned(
+            prompt
+                .examples
+                .iter()
+                .chain(&prompt.history)
+                .cloned()
+                .collect(),
+        )
+    }
 }
 
 /// Converts history (see the module docs).

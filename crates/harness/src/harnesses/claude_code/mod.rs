@@ -35,9 +35,10 @@
 //!   git yes/no, platform, shell, OS version, a note on untrusted downloads, model name and id,
 //!   knowledge cutoff when known (never a guess), today's date. The capture's lists of deferred
 //!   tools, agent types and skills are left out: Tack has none of them.
-//! - **Messages**: see [`messages`] (tool results buffered into call order, same-role merging,
-//!   Edit input normalized, signed thinking replayed exactly, real images, one cache breakpoint
-//!   on the last text block or tool result, the todo reminder).
+//! - **Messages**: the provider's few-shot examples (`Prompt.examples`) first, as earlier
+//!   conversation, then the history; see [`messages`] (tool results buffered into call order,
+//!   same-role merging, Edit input normalized, signed thinking replayed exactly, real images,
+//!   one cache breakpoint on the last text block or tool result, the todo reminder).
 //! - **Tools**: the CLI's tools that Tack can run, with the CLI's names, parameter names, types
 //!   and required flags, in the CLI's order (alphabetical, `Write` last, as in the capture), in
 //!   Anthropic encoding (`input_schema` with `$schema` draft 2020-12 and
@@ -176,7 +177,14 @@ impl Harness for ClaudeCode {
         let mut r = Renderer::new(self.id(), env.prompts, prompt, extra);
         let full = self.profile == Profile::Full;
 
-        let identity = r.render("identity.md")?;
+        let on_messages = wire == Wire::Messages;
+        // The identity line names Claude: only sent where the model is addressed as Claude Code
+        // would address it (Messages); see the module docs.
+        let identity = if on_messages {
+            r.render("identity.md")?
+        } else {
+            String::new()
+        };
         let main = r.render("system.md")?;
         let main_source = r.source_of("system.md");
         let mut environment = None;
@@ -206,7 +214,6 @@ impl Harness for ClaudeCode {
         };
 
         let provider_rules = rules::for_provider(&ctx.provider);
-        let on_messages = wire == Wire::Messages;
         let opts = MessageOptions {
             reasoning: match wire {
                 Wire::Messages => ReasoningReplay::SignedOnly,
@@ -220,7 +227,7 @@ impl Harness for ClaudeCode {
             todo,
             todo_reminder: &remind,
         };
-        let mut messages = messages::build(&prompt.history, &opts)?;
+        let mut messages = messages::build(&messages::conversation(prompt), &opts)?;
         messages::prepend_to_first_user(&mut messages, context.into_iter().map(text).collect());
 
         let request = if on_messages {
