@@ -1,6 +1,7 @@
 //! Property tests of every stream decoder on random and mutated streams: real captures (and
 //! our own fixtures) truncated, spliced together, with bytes flipped, ranges deleted or
-//! repeated, SSE fragments inserted, and pushed in random pieces. Whatever the input:
+//! repeated, SSE fragments or random bytes inserted, or replaced by random bytes; and pushed
+//! in random pieces. Whatever the input:
 //! - no panic;
 //! - exactly one terminal event, `Completed` or an error, and it is the last event;
 //! - a stream that ends in an error yields no `ItemDone` (no half tool call, ever);
@@ -81,18 +82,25 @@ enum Mutation {
     Repeat { at: Index, len: usize },
     /// Insert an SSE fragment.
     Insert { at: Index, fragment: Index },
+    /// Insert random bytes.
+    InsertRandom { at: Index, bytes: Vec<u8> },
+    /// Replace the whole stream with random bytes.
+    Random(Vec<u8>),
 }
 
 fn mutation() -> impl Strategy<Value = Mutation> {
     prop_oneof![
-        any::<Index>().prop_map(Mutation::Truncate),
-        (any::<Index>(), any::<Index>(), any::<Index>())
+        3 => any::<Index>().prop_map(Mutation::Truncate),
+        3 => (any::<Index>(), any::<Index>(), any::<Index>())
             .prop_map(|(at, other, from)| Mutation::Splice { at, other, from }),
-        (any::<Index>(), 1u8..=255).prop_map(|(at, mask)| Mutation::Flip { at, mask }),
-        (any::<Index>(), 1usize..200).prop_map(|(at, len)| Mutation::Delete { at, len }),
-        (any::<Index>(), 1usize..200).prop_map(|(at, len)| Mutation::Repeat { at, len }),
-        (any::<Index>(), any::<Index>())
+        3 => (any::<Index>(), 1u8..=255).prop_map(|(at, mask)| Mutation::Flip { at, mask }),
+        3 => (any::<Index>(), 1usize..200).prop_map(|(at, len)| Mutation::Delete { at, len }),
+        3 => (any::<Index>(), 1usize..200).prop_map(|(at, len)| Mutation::Repeat { at, len }),
+        3 => (any::<Index>(), any::<Index>())
             .prop_map(|(at, fragment)| Mutation::Insert { at, fragment }),
+        3 => (any::<Index>(), prop::collection::vec(any::<u8>(), 1..64))
+            .prop_map(|(at, bytes)| Mutation::InsertRandom { at, bytes }),
+        1 => prop::collection::vec(any::<u8>(), 0..512).prop_map(Mutation::Random),
     ]
 }
 
@@ -131,6 +139,11 @@ fn apply(mut body: Vec<u8>, mutation: &Mutation, corpus: &[Vec<u8>]) -> Vec<u8> 
             let fragment = FRAGMENTS[fragment.index(FRAGMENTS.len())];
             body.splice(at..at, fragment.iter().copied());
         }
+        Mutation::InsertRandom { at, bytes } => {
+            let at = point(at, &body);
+            body.splice(at..at, bytes.iter().copied());
+        }
+        Mutation::Random(bytes) => body = bytes.clone(),
     }
     body
 }
