@@ -250,27 +250,32 @@ pub(crate) fn tool_table() -> Vec<CliTool> {
                 "properties": {
                     "questions": {
                         "type": "array",
+                        "description": "The questions, 1 to 3.",
+                        "minItems": 1,
+                        "maxItems": 3,
                         "items": {
                             "type": "object",
                             "properties": {
-                                "header": {"type": "string"},
-                                "id": {"type": "string"},
-                                "question": {"type": "string"},
+                                "header": {"type": "string", "description": "A short label."},
+                                "id": {"type": "string", "description": "Your id for the question."},
+                                "question": {"type": "string", "description": "The question."},
                                 "options": {
                                     "type": "array",
+                                    "description": "2 or 3 choices.",
+                                    "minItems": 2,
+                                    "maxItems": 3,
                                     "items": {
                                         "type": "object",
-                                        "properties": {"label": {"type": "string"}, "description": {"type": "string"}},
+                                        "properties": {
+                                            "label": {"description": "The choice.", "type": "string"},
+                                            "description": {"type": "string", "description": "What it implies."}
+                                        },
                                         "required": ["label", "description"]
-                                    },
-                                    "minItems": 2,
-                                    "maxItems": 3
+                                    }
                                 }
                             },
                             "required": ["header", "id", "question", "options"]
-                        },
-                        "minItems": 1,
-                        "maxItems": 3
+                        }
                     }
                 },
                 "required": ["questions"]

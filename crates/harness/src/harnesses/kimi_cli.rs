@@ -250,7 +250,7 @@ pub(crate) fn tool_table() -> Vec<CliTool> {
         CliTool::new(
             "StrReplaceFile",
             "edit",
-            "Replace exact text in a file. `old` must match the file exactly, including whitespace; read the file first.",
+            "Swap pieces of a file's text: each `old` has to appear in the file character for character, whitespace included. Look at the file before editing it.",
             json!({
                 "properties": {
                     "path": string("Absolute path of the file."),

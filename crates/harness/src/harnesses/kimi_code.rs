@@ -107,8 +107,8 @@ pub(crate) fn tool_table() -> Vec<CliTool> {
     let todo_item = json!({
         "type": "object",
         "properties": {
-            "title": {"type": "string", "minLength": 1, "description": "What the item is about."},
-            "status": {"type": "string", "enum": ["pending", "in_progress", "done"], "description": "Where the item stands."}
+            "title": {"type": "string", "description": "What the item is about.", "minLength": 1},
+            "status": {"type": "string", "description": "Where the item stands.", "enum": ["pending", "in_progress", "done"]}
         },
         "required": ["title", "status"],
         "additionalProperties": false
@@ -121,35 +121,35 @@ pub(crate) fn tool_table() -> Vec<CliTool> {
             object(
                 json!({
                     "questions": {
+                        "type": "array",
+                        "description": "The questions (1 to 4).",
                         "minItems": 1,
                         "maxItems": 4,
-                        "type": "array",
                         "items": {
                             "type": "object",
                             "properties": {
-                                "question": {"type": "string", "minLength": 1, "description": "The question, ending with '?'."},
+                                "question": {"description": "The question, ending with '?'.", "type": "string", "minLength": 1},
                                 "header": {"default": "", "description": "A short tag (at most 12 characters).", "type": "string"},
                                 "options": {
+                                    "type": "array",
+                                    "description": "The choices.",
                                     "minItems": 2,
                                     "maxItems": 4,
-                                    "type": "array",
                                     "items": {
                                         "type": "object",
                                         "properties": {
-                                            "label": {"type": "string", "minLength": 1, "description": "The choice, in a few words."},
+                                            "label": {"description": "The choice, in a few words.", "type": "string", "minLength": 1},
                                             "description": {"default": "", "description": "What choosing it implies.", "type": "string"}
                                         },
                                         "required": ["label"],
                                         "additionalProperties": false
-                                    },
-                                    "description": "The choices."
+                                    }
                                 },
                                 "multi_select": {"default": false, "description": "Allow several choices.", "type": "boolean"}
                             },
                             "required": ["question", "options"],
                             "additionalProperties": false
-                        },
-                        "description": "The questions (1 to 4)."
+                        }
                     },
                     "background": {"default": false, "description": "Ask without waiting for the answer (not available here).", "type": "boolean"}
                 }),
@@ -162,7 +162,7 @@ pub(crate) fn tool_table() -> Vec<CliTool> {
             "Run a bash command and get its combined output; a non-zero exit is reported at the end of the output. Each call starts a fresh shell, so pass `cwd` instead of relying on an earlier `cd`. Prefer Read, Edit, Write, Glob and Grep for file work.",
             object(
                 json!({
-                    "command": {"type": "string", "minLength": 1, "description": "The command to run."},
+                    "command": {"type": "string", "description": "The command to run.", "minLength": 1},
                     "cwd": string("Folder to run in (default: the working directory)."),
                     "timeout": {"default": BASH_DEFAULT_SECS, "description": "Seconds before the command is stopped: 60 by default, at most 300 in the foreground.", "type": "integer", "exclusiveMinimum": 0, "maximum": 9_007_199_254_740_991_u64},
                     "description": string("A few words on what the command does; needed with run_in_background."),
@@ -175,7 +175,7 @@ pub(crate) fn tool_table() -> Vec<CliTool> {
         CliTool::new(
             "Edit",
             "edit",
-            "Replace exact text in a file. `old_string` must match exactly, whitespace included, and be unique unless `replace_all` is set. Read the file first.",
+            "Swap one piece of a file's text for another. `old_string` has to appear in the file character for character (whitespace too) and only once, unless `replace_all` is set. Look at the file before editing it.",
             object(
                 json!({
                     "path": string("Path of the file."),

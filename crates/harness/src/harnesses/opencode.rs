@@ -200,6 +200,7 @@ pub(crate) fn tool_table() -> Vec<CliTool> {
                 json!({
                     "todos": {
                         "type": "array",
+                        "description": "The updated list.",
                         "items": {
                             "type": "object",
                             "properties": {
@@ -209,8 +210,7 @@ pub(crate) fn tool_table() -> Vec<CliTool> {
                             },
                             "required": ["content", "status", "priority"],
                             "additionalProperties": false
-                        },
-                        "description": "The updated list."
+                        }
                     }
                 }),
                 &["todos"],

@@ -165,7 +165,7 @@ pub(crate) fn tool_table() -> Vec<CliTool> {
             json!({
                 "type": "object",
                 "properties": {
-                    "command": {"type": "string", "description": "The exact bash command."},
+                    "command": {"type": "string", "description": "Bash command line to run."},
                     "is_background": {"type": "boolean", "description": "Run detached (servers, watchers); default false."},
                     "timeout": {"type": "integer", "minimum": 1, "maximum": SHELL_MAX_MS, "description": "Timeout in milliseconds (default 120000, at most 600000)."},
                     "description": {"type": "string", "description": "One sentence telling the user what the command does."},
