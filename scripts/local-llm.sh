@@ -56,13 +56,23 @@ usage() {
   exit 2
 }
 
-# Serialises install/start/stop between concurrent callers: nextest runs every test in its own
-# process, and several of them may call `ensure` at the same moment.
-with_lock() {
+# Serialises start/stop/ensure on one port between concurrent callers: nextest runs every test
+# in its own process, and several of them may call `ensure` at the same moment. Servers on other
+# ports (other checkouts on the same machine) are not held up.
+with_port_lock() {
   mkdir -p "$RUN_DIR"
-  exec 9>"$RUN_DIR/lock"
+  exec 9>"$RUN_DIR/server-$PORT.lock"
   flock 9
   "$@"
+}
+
+# The venv and the model are shared by every port, so installing has a lock of its own.
+with_install_lock() {
+  mkdir -p "$HOME_DIR"
+  exec 8>"$HOME_DIR/install.lock"
+  flock 8
+  "$@"
+  exec 8>&-
 }
 
 require_tools() {
@@ -161,15 +171,16 @@ do_start() {
   if healthy; then
     die "port $PORT already answers /health but is not a server started by this script; set TACK_LOCAL_LLM_PORT to another port"
   fi
-  do_install
+  with_install_lock do_install
   t0=$SECONDS
   mkdir -p "$RUN_DIR"
   say "starting llama.cpp server on $BASE_URL (log: $LOG_FILE)"
   # setsid: the server gets its own session, so it survives the caller's terminal or test
   # process and is not hit by signals meant for the caller's process group. `9>&-`: it must not
-  # inherit the lock's descriptor, or it would hold the lock for as long as it runs.
+  # inherit the lock's descriptor, or it would hold the lock for as long as it runs (it did, and
+  # the next `stop` waited forever).
   TACK_LOCAL_LLM_PORT="$PORT" setsid "$VENV/bin/python" "$SCRIPTS_DIR/serve_llama.py" "$MODEL_PATH" \
-    </dev/null >"$LOG_FILE" 2>&1 9>&- &
+    </dev/null >"$LOG_FILE" 2>&1 8>&- 9>&- &
   pid=$!
   printf '%s\n' "$pid" >"$PID_FILE"
   until healthy; do
@@ -256,11 +267,11 @@ do_status() {
 main() {
   [[ $# -eq 1 ]] || usage
   case "$1" in
-    install) require_tools; with_lock do_install ;;
+    install) require_tools; with_install_lock do_install ;;
     installed) venv_ready && model_ready ;;
-    start) require_tools; with_lock do_start ;;
-    ensure) require_tools; with_lock do_ensure ;;
-    stop) require_tools; with_lock do_stop ;;
+    start) require_tools; with_port_lock do_start ;;
+    ensure) require_tools; with_port_lock do_ensure ;;
+    stop) require_tools; with_port_lock do_stop ;;
     status) require_tools; do_status ;;
     url) printf '%s\n' "$BASE_URL" ;;
     -h | --help | help) usage ;;
