@@ -24,7 +24,7 @@ cd "$ROOT"
 # Service, e.g. (-p tack-engine --test keychain). They run a second time inside a private D-Bus
 # session with an unlocked gnome-keyring, with TACK_KEYCHAIN_E2E=1 set; in the main run that
 # variable is unset and those tests should skip themselves. Empty: the stage is skipped.
-KEYCHAIN_TESTS=()
+KEYCHAIN_TESTS=(-p tack-engine --test keychain)
 # HOOK: real-window smoke test. A command run with DISPLAY pointing at a fresh Xvfb server,
 # e.g. (python3 ui/e2e/window_smoke.py). Empty: the stage is skipped.
 WINDOW_SMOKE=()
