@@ -7,13 +7,13 @@
 # wires natively: /v1/chat/completions, /v1/responses and /v1/messages.
 #
 # Usage: scripts/local-llm.sh <command>
-#   install  create the venv and unpack the model into the cache (skips what is already there)
+#   install    create the venv and unpack the model into the cache (skips what is already there)
 #   installed  exit 0 if `install` has nothing left to do, else 1
-#   start    install, then start the server in the background; fails if it is already running
-#   ensure   like start, but a server that is already up is fine (safe to call concurrently)
-#   stop     stop the server started by start/ensure (no-op if none is running)
-#   status   exit 0 and print the base URL if the server answers /health, else exit 1
-#   url      print the base URL for the configured port (whether or not it is running)
+#   start      install, then start the server in the background; fails if it is already running
+#   ensure     like start, but a server that is already up is fine (safe to call concurrently)
+#   stop       stop the server started by start/ensure (no-op if none is running)
+#   status     exit 0 and print the base URL if our server answers /health, else exit 1
+#   url        print the base URL for the configured port (whether or not it is running)
 #
 # The base URL (e.g. http://127.0.0.1:8082) is the only thing written to stdout, so callers can
 # capture it: `base=$(scripts/local-llm.sh ensure)`. Progress and errors go to stderr.
@@ -23,6 +23,9 @@
 #   TACK_LOCAL_LLM_PORT      port on 127.0.0.1 (default: 8082)
 #   TACK_LOCAL_LLM_TIMEOUT   seconds to wait for /health after starting (default: 180)
 #   TACK_PYTHON              the Python used to create the venv (default: python3; needs >= 3.10)
+# The server itself reads TACK_LOCAL_LLM_CTX, _MAX_TOKENS, _THREADS and _TEMPLATE (see
+# serve_llama.py); they take effect when it starts. Findings and the few-shot seed:
+# local-llm/README.md.
 set -euo pipefail
 
 # Pinned together: llama.cpp's tool-call parsing and greedy output both change between
