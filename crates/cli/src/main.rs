@@ -4,10 +4,14 @@
 //! - `tack decode` decodes a saved SSE stream into neutral events;
 //! - `tack shape` prints the exact HTTP request a prompt or a saved session would produce;
 //! - `tack tool` runs one engine tool directly;
+//! - `tack diff-request` compares two requests; `tack import-prompt` installs a captured
+//!   request's system prompt and tools as a harness's prompt overrides;
 //! - `tack providers` / `tack harnesses` / `tack sessions` list what is configured.
 
 mod decode;
+mod diff_request;
 mod exec;
+mod import_prompt;
 mod list;
 mod shape;
 mod tool;
@@ -113,6 +117,24 @@ enum Command {
     Providers,
     /// List harnesses and the wires they support.
     Harnesses,
+    /// Compare two requests (bodies, exchange records or `tack shape` output); exit 1 if they differ.
+    DiffRequest {
+        /// First request (`FILE` or `FILE#N` for record N of a JSON Lines file).
+        a: String,
+        /// Second request.
+        b: String,
+    },
+    /// Install a captured request's system prompt and tools as a harness's prompt overrides.
+    ImportPrompt {
+        /// Harness whose overrides to write.
+        #[arg(long)]
+        harness: String,
+        /// Captured request (body, exchange record or `tack shape` output).
+        capture: PathBuf,
+        /// Config folder to write into (default: $TACK_CONFIG_DIR or ~/.config/tack).
+        #[arg(long)]
+        config_dir: Option<PathBuf>,
+    },
     /// List saved sessions (newest first).
     Sessions {
         /// Only sessions of this workspace.
@@ -168,6 +190,10 @@ fn main() -> ExitCode {
             Command::Providers => list::providers(cli.config),
             Command::Harnesses => list::harnesses(),
             Command::Sessions { cwd } => list::sessions(cwd),
+            Command::DiffRequest { a, b } => diff_request::run(&a, &b),
+            Command::ImportPrompt { harness, capture, config_dir } => {
+                import_prompt::run(&harness, &capture, config_dir)
+            }
         }
     });
     match result {
