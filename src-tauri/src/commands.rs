@@ -246,7 +246,9 @@ pub async fn save_provider(state: State<'_, AppState>, input: ProviderInput) -> 
         model: input.model.trim().to_string(),
         harness,
         emulate_identity: previous.as_ref().is_some_and(|p| p.emulate_identity),
-        examples: previous.and_then(|p| p.examples),
+        examples: previous.as_ref().and_then(|p| p.examples.clone()),
+        tools: previous.as_ref().and_then(|p| p.tools.clone()),
+        temperature: previous.and_then(|p| p.temperature),
         builtin: false,
     };
     {

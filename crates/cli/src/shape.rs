@@ -58,7 +58,16 @@ pub(crate) fn run(
     let prompt = Prompt {
         examples: opts.examples.clone(),
         history: items,
-        tools: builtin_tools().iter().map(|t| t.spec()).collect(),
+        tools: builtin_tools()
+            .iter()
+            .filter(|t| {
+                opts.provider
+                    .tools
+                    .as_ref()
+                    .is_none_or(|allowed| allowed.iter().any(|a| a == t.name()))
+            })
+            .map(|t| t.spec())
+            .collect(),
         instructions: opts.instructions.clone(),
         context: StepContext {
             session_id: "shape".into(),
@@ -77,10 +86,13 @@ pub(crate) fn run(
             approval: opts.approval,
         },
     };
-    let shaped = route
+    let mut shaped = route
         .harness
         .shape(&prompt, route.wire, &ShapeEnv { prompts: &prompts, emulate_identity: opts.provider.emulate_identity })
         .map_err(|e| e.to_string())?;
+    if let Some(t) = opts.provider.temperature {
+        shaped.request.params.temperature = Some(t);
+    }
     let rendered = render(&shaped.request, route.wire, &Endpoint::new(opts.provider.base_url.clone()))
         .map_err(|e| e.to_string())?;
     let body: Value = serde_json::from_slice(&rendered.body)

@@ -29,7 +29,7 @@ use serde::{Deserialize, Serialize};
 use tack_protocol::{ApprovalPolicy, ProviderInfo, Wire};
 
 /// A provider as configured.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ProviderConfig {
     /// Id used on the command line and in session logs.
     pub id: String,
@@ -55,6 +55,14 @@ pub struct ProviderConfig {
     /// Lines file of items.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub examples: Option<String>,
+    /// Only these engine tools are offered to this provider's models (all when absent). Small
+    /// models do better, and answer much faster, with a short tool list.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tools: Option<Vec<String>>,
+    /// Sampling temperature sent to this provider, overriding the harness's (e.g. 0 for
+    /// reproducible answers from a local model).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub temperature: Option<f64>,
     /// Built into Tack (not from the config file).
     #[serde(skip)]
     pub builtin: bool,
@@ -193,6 +201,8 @@ impl Config {
                 harness: None,
                 emulate_identity: false,
                 examples: None,
+                tools: None,
+                temperature: None,
                 builtin: false,
             });
         }
@@ -230,6 +240,8 @@ fn builtin(
         harness: harness.map(Into::into),
         emulate_identity: false,
         examples: None,
+        tools: None,
+        temperature: None,
         builtin: true,
     }
 }
@@ -248,6 +260,10 @@ pub fn builtin_providers() -> Vec<ProviderConfig> {
     );
     // The embedded 135M model only calls tools after seeing a few calls (prompts/examples/).
     local.examples = Some("builtin:tool-use".into());
+    // …and prefill on a laptop CPU is slow: three tools keep each request small.
+    local.tools = Some(vec!["shell".into(), "read_file".into(), "list_dir".into()]);
+    // Greedy decoding: the same question gets the same answer (llama.cpp's default is 0.8).
+    local.temperature = Some(0.0);
     vec![
         local,
         builtin("openai", "OpenAI", "https://api.openai.com/v1", Chat, Some("OPENAI_API_KEY"), "gpt-5", None),

@@ -177,6 +177,10 @@ async fn steps(
                 );
             }
         };
+        let mut shaped = shaped;
+        if let Some(t) = session.inner.opts.provider.temperature {
+            shaped.request.params.temperature = Some(t);
+        }
         let advertised: Vec<String> = shaped.request.tools.iter().map(|t| t.name.clone()).collect();
         let Sampled { calls, injected } = match sample(session, turn_id, shaped, cancel, usage).await {
             Ok(s) => s,
@@ -228,7 +232,17 @@ fn build_prompt(session: &Session, env: &Environment, turn_id: &str, step: u32) 
     Prompt {
         examples: opts.examples.clone(),
         history: session.history(),
-        tools: engine.tools.iter().map(|t| t.spec()).collect(),
+        tools: engine
+            .tools
+            .iter()
+            .filter(|t| {
+                opts.provider
+                    .tools
+                    .as_ref()
+                    .is_none_or(|allowed| allowed.iter().any(|a| a == t.name()))
+            })
+            .map(|t| t.spec())
+            .collect(),
         instructions: opts.instructions.clone(),
         context: StepContext {
             session_id: session.id().to_string(),

@@ -236,14 +236,21 @@ async fn child_opens_a_terminal_and_exits() {
     let dir = tempfile::tempdir().unwrap();
     let mut ctx = ToolContext::new(dir.path());
     ctx.session_id = session;
-    assert_eq!(run(&ctx, json!({"commands": []})).await.status, ToolStatus::Completed);
+    assert_eq!(
+        run(&ctx, json!({"commands": []})).await.status,
+        ToolStatus::Completed
+    );
 }
 
 #[test]
 fn the_tmux_server_dies_with_the_process_that_started_it() {
     let session = format!("test-orphan-{}", std::process::id());
     let status = std::process::Command::new(std::env::current_exe().unwrap())
-        .args(["--exact", "child_opens_a_terminal_and_exits", "--test-threads=1"])
+        .args([
+            "--exact",
+            "child_opens_a_terminal_and_exits",
+            "--test-threads=1",
+        ])
         .env("TACK_TERMINAL_CHILD_SESSION", &session)
         .stdout(std::process::Stdio::null())
         .status()
@@ -262,6 +269,9 @@ fn the_tmux_server_dies_with_the_process_that_started_it() {
     if alive {
         close_session_terminals(&session);
     }
-    assert!(!alive, "the orphaned tmux server of {session} was not stopped");
+    assert!(
+        !alive,
+        "the orphaned tmux server of {session} was not stopped"
+    );
     assert!(!socket_dir().join(socket_name(&session)).exists());
 }
