@@ -18,6 +18,7 @@
 mod harnesses;
 pub mod history;
 pub mod prompts;
+pub mod recovery;
 mod registry;
 pub mod rules;
 

@@ -13,9 +13,13 @@ mod kimi_chat;
 mod kimi_cli;
 mod kimi_code;
 mod minimal;
+mod mini_swe_agent;
 mod native;
 mod opencode;
 mod qwen_code;
+mod swe_agent;
+mod terminus_2;
+mod text_protocol;
 mod zcode;
 
 /// Every built-in harness, in menu order.
@@ -26,6 +30,9 @@ pub(crate) fn builtin() -> Vec<Arc<dyn Harness>> {
         Arc::new(claude_code::ClaudeCode::full()),
         Arc::new(claude_code::ClaudeCode::bare()),
         Arc::new(zcode::Zcode::default()),
+        Arc::new(swe_agent::SweAgent),
+        Arc::new(mini_swe_agent::MiniSweAgent),
+        Arc::new(terminus_2::Terminus2),
         Arc::new(kimi_cli::KimiCli),
         Arc::new(kimi_code::KimiCode),
         Arc::new(qwen_code::QwenCode),
