@@ -1,4 +1,8 @@
 //! `tack decode`: a saved SSE stream on stdin → neutral events (JSON Lines) on stdout.
+//!
+//! Besides the wire's neutral lines, what a postprocess adds is printed too: a call parsed from
+//! text (`local_shell_call`) as a `tool_call` named `shell`, and a message Tack injected (a
+//! format correction, a confirmation) as `{"type":"injected_message","label","text"}`.
 
 use std::io::{Read, Write};
 use std::path::PathBuf;
@@ -7,12 +11,17 @@ use std::process::ExitCode;
 use serde_json::Value;
 use tack_harness::{Registry, ShapeEnv};
 use tack_harness::prompts::PromptStore;
-use tack_protocol::{ReasoningOrigin, StreamEvent, ToolSpec, Wire};
+use tack_protocol::{Item, ReasoningOrigin, StreamEvent, ToolSpec, Wire};
 
 /// Bytes handed to the decoder per push, like a network read.
 const CHUNK: usize = 4096;
 
-pub(crate) fn run(wire: Wire, harness: Option<String>, tools: Option<PathBuf>) -> Result<ExitCode, String> {
+pub(crate) fn run(
+    wire: Wire,
+    harness: Option<String>,
+    tools: Option<PathBuf>,
+    recover_text_calls: bool,
+) -> Result<ExitCode, String> {
     let specs = match &tools {
         Some(path) => read_tools(path)?,
         None => Vec::new(),
@@ -32,6 +41,14 @@ pub(crate) fn run(wire: Wire, harness: Option<String>, tools: Option<PathBuf>) -
         }
         None => None,
     };
+    if recover_text_calls {
+        let recovery: Box<dyn tack_harness::Postprocess> =
+            Box::new(tack_harness::recovery::TextCallRecovery::new(&specs));
+        postprocess = Some(match postprocess {
+            Some(harness) => tack_harness::recovery::chain(recovery, harness),
+            None => recovery,
+        });
+    }
     let mut decoder = tack_wire::decoder(
         wire,
         kinds,
@@ -51,7 +68,7 @@ pub(crate) fn run(wire: Wire, harness: Option<String>, tools: Option<PathBuf>) -
     let mut failed = false;
     let mut post_out: Vec<StreamEvent> = Vec::new();
     let emit = |ev: &StreamEvent, out: &mut std::io::StdoutLock<'_>| {
-        if let Some(line) = tack_wire::neutral::to_neutral(&Ok(ev.clone())) {
+        if let Some(line) = postprocess_line(ev).or_else(|| tack_wire::neutral::to_neutral(&Ok(ev.clone()))) {
             let _ = writeln!(out, "{line}");
         }
     };
@@ -81,6 +98,24 @@ pub(crate) fn run(wire: Wire, harness: Option<String>, tools: Option<PathBuf>) -
         }
     }
     Ok(if failed { ExitCode::from(1) } else { ExitCode::SUCCESS })
+}
+
+/// Lines for the items only a postprocess produces (the wire's neutral schema has none).
+fn postprocess_line(event: &StreamEvent) -> Option<Value> {
+    match event {
+        StreamEvent::ItemDone { item: Item::Message(m) } => m.injected_by.as_ref().map(|label| {
+            serde_json::json!({"type": "injected_message", "label": label, "text": m.text()})
+        }),
+        StreamEvent::ItemDone { item: Item::LocalShellCall(c) } => {
+            let mut arguments = serde_json::Map::new();
+            arguments.insert("command".into(), tack_harness::shell_command_text(&c.command).into());
+            if let Some(ms) = c.timeout_ms {
+                arguments.insert("timeout_ms".into(), ms.into());
+            }
+            Some(serde_json::json!({"type": "tool_call", "call_id": c.call_id, "name": "shell", "arguments": arguments}))
+        }
+        _ => None,
+    }
 }
 
 /// Tool specs from a file: a JSON list of Tack tool specs, or a request body whose `tools`

@@ -87,6 +87,9 @@ enum Command {
         /// JSON file with the advertised tools (a list of tool specs, or a request body).
         #[arg(long)]
         tools: Option<PathBuf>,
+        /// Recover tool calls the model wrote as text markup (uses --tools for names and types).
+        #[arg(long)]
+        recover_text_calls: bool,
     },
     /// Print the exact HTTP request a prompt or a saved session would produce.
     Shape {
@@ -179,7 +182,8 @@ fn main() -> ExitCode {
                 wire,
                 harness,
                 tools,
-            } => decode::run(wire, harness, tools),
+                recover_text_calls,
+            } => decode::run(wire, harness, tools, recover_text_calls),
             Command::Shape {
                 provider,
                 cwd,
