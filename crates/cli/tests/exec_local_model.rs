@@ -17,7 +17,7 @@ fn a_real_model_lists_the_files_through_the_shell_tool() {
     std::fs::write(
         env.config.join("config.toml"),
         format!(
-            "default_provider = \"local\"\n\n[[providers]]\nid = \"local\"\nname = \"Local\"\nbase_url = \"{base}\"\nwire = \"chat\"\nmodel = \"{}\"\nharness = \"minimal\"\nexamples = \"builtin:tool-use\"\n",
+            "default_provider = \"local\"\n\n[[providers]]\nid = \"local\"\nname = \"Local\"\nbase_url = \"{base}\"\nwire = \"chat\"\nmodel = \"{}\"\nharness = \"minimal\"\nexamples = \"builtin:tool-use\"\ntools = [\"shell\", \"read_file\", \"list_dir\"]\ntemperature = 0.0\n",
             llm.model()
         ),
     )
