@@ -50,10 +50,12 @@ fn summary(events: &[StreamEvent]) -> (String, Option<String>, Vec<(String, Valu
     for e in events {
         match e {
             StreamEvent::TextDelta { text } => shown.push_str(text),
-            StreamEvent::ItemDone { item: Item::Message(m) } => message = Some(m.text()),
-            StreamEvent::ItemDone { item: Item::FunctionCall(c) } => {
-                calls.push((c.name.clone(), serde_json::from_str(&c.arguments).unwrap()))
-            }
+            StreamEvent::ItemDone {
+                item: Item::Message(m),
+            } => message = Some(m.text()),
+            StreamEvent::ItemDone {
+                item: Item::FunctionCall(c),
+            } => calls.push((c.name.clone(), serde_json::from_str(&c.arguments).unwrap())),
             _ => {}
         }
     }
@@ -62,7 +64,8 @@ fn summary(events: &[StreamEvent]) -> (String, Option<String>, Vec<(String, Valu
 
 const QWEN: &str = "Let me look.\n<function=shell>\n<parameter=command>\nls -la src\n</parameter>\n<parameter=timeout_ms>\n5000\n</parameter>\n<parameter=background>\nfalse\n</parameter>\n</function>";
 const INVOKE: &str = "Reading.\n<function_calls>\n<invoke name=\"read_file\">\n<parameter name=\"path\">src/main.rs</parameter>\n<parameter name=\"offset\">10</parameter>\n<parameter name=\"ranges\">[1, 2]</parameter>\n<parameter name=\"ratio\">0.5</parameter>\n<parameter name=\"options\">{\"raw\": true}</parameter>\n</invoke>\n</function_calls>";
-const HERMES: &str = "<tool_call>\n{\"name\": \"shell\", \"arguments\": {\"command\": \"pwd\"}}\n</tool_call>";
+const HERMES: &str =
+    "<tool_call>\n{\"name\": \"shell\", \"arguments\": {\"command\": \"pwd\"}}\n</tool_call>";
 
 #[test]
 fn qwen_xml_calls_are_recovered_with_typed_values() {
@@ -70,11 +73,25 @@ fn qwen_xml_calls_are_recovered_with_typed_values() {
     let (shown, message, calls) = summary(&events);
     assert_eq!(shown, "Let me look.\n");
     assert_eq!(message.as_deref(), Some("Let me look.\n"));
-    assert_eq!(calls, vec![("shell".into(), json!({"command": "ls -la src", "timeout_ms": 5000, "background": false}))]);
-    assert_eq!(outcome(&events), Outcome::Calls(events.iter().filter_map(|e| match e {
-        StreamEvent::ItemDone { item } if item.is_tool_call() => Some(item.clone()),
-        _ => None,
-    }).collect()));
+    assert_eq!(
+        calls,
+        vec![(
+            "shell".into(),
+            json!({"command": "ls -la src", "timeout_ms": 5000, "background": false})
+        )]
+    );
+    assert_eq!(
+        outcome(&events),
+        Outcome::Calls(
+            events
+                .iter()
+                .filter_map(|e| match e {
+                    StreamEvent::ItemDone { item } if item.is_tool_call() => Some(item.clone()),
+                    _ => None,
+                })
+                .collect()
+        )
+    );
 }
 
 #[test]
@@ -83,11 +100,17 @@ fn invoke_calls_and_hermes_json_are_recovered() {
     assert_eq!(message.as_deref(), Some("Reading.\n"));
     assert_eq!(
         calls,
-        vec![("read_file".into(), json!({"path": "src/main.rs", "offset": 10, "ranges": [1, 2], "ratio": 0.5, "options": {"raw": true}}))]
+        vec![(
+            "read_file".into(),
+            json!({"path": "src/main.rs", "offset": 10, "ranges": [1, 2], "ratio": 0.5, "options": {"raw": true}})
+        )]
     );
     let events = recover(&[HERMES]);
     let (_, message, calls) = summary(&events);
-    assert_eq!(message, None, "a reply that was only a call has no message left");
+    assert_eq!(
+        message, None,
+        "a reply that was only a call has no message left"
+    );
     assert_eq!(calls, vec![("shell".into(), json!({"command": "pwd"}))]);
 }
 
@@ -105,7 +128,11 @@ fn tags_split_at_every_byte_are_still_found() {
             let j = (i + 7).min(text.len());
             if j > i && text.is_char_boundary(j) {
                 let (b1, b2) = b.split_at(j - i);
-                assert_eq!(summary(&recover(&[a, b1, b2])), whole, "split at {i} and {j}");
+                assert_eq!(
+                    summary(&recover(&[a, b1, b2])),
+                    whole,
+                    "split at {i} and {j}"
+                );
             }
         }
         // One byte per delta.
@@ -119,24 +146,39 @@ fn tags_split_at_every_byte_are_still_found() {
 fn ordinary_text_is_not_delayed() {
     let mut post = TextCallRecovery::new(&tools());
     let mut out = Vec::new();
-    for delta in ["The value a < b holds", " and <b>bold</b> is HTML. Next: <fun"] {
+    for delta in [
+        "The value a < b holds",
+        " and <b>bold</b> is HTML. Next: <fun",
+    ] {
         post.event(StreamEvent::TextDelta { text: delta.into() }, &mut out);
     }
     // Everything but the possible tag start is out at once.
-    let shown: String = out.iter().filter_map(|e| match e {
-        StreamEvent::TextDelta { text } => Some(text.as_str()),
-        _ => None,
-    }).collect();
-    assert_eq!(shown, "The value a < b holds and <b>bold</b> is HTML. Next: ");
+    let shown: String = out
+        .iter()
+        .filter_map(|e| match e {
+            StreamEvent::TextDelta { text } => Some(text.as_str()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        shown,
+        "The value a < b holds and <b>bold</b> is HTML. Next: "
+    );
     // The next delta shows it was not a tag: it comes out.
     out.clear();
-    post.event(StreamEvent::TextDelta { text: "ny story".into() }, &mut out);
+    post.event(
+        StreamEvent::TextDelta {
+            text: "ny story".into(),
+        },
+        &mut out,
+    );
     assert!(matches!(&out[..], [StreamEvent::TextDelta { text }] if text == "<funny story"));
 }
 
 #[test]
 fn unknown_tools_and_explanations_stay_text() {
-    let text = "Write <function=launch_rockets><parameter=when>now</parameter></function> to call a tool.";
+    let text =
+        "Write <function=launch_rockets><parameter=when>now</parameter></function> to call a tool.";
     let events = recover(&[text]);
     let (shown, message, calls) = summary(&events);
     assert!(calls.is_empty());
@@ -148,8 +190,13 @@ fn unknown_tools_and_explanations_stay_text() {
 #[test]
 fn a_block_cut_off_by_the_end_counts_only_when_complete_enough() {
     // The closing tags never came (a stop sequence ate them), but every required value is there.
-    let (_, _, calls) = summary(&recover(&["<function=shell>\n<parameter=command>\nmake test\n</parameter>\n"]));
-    assert_eq!(calls, vec![("shell".into(), json!({"command": "make test"}))]);
+    let (_, _, calls) = summary(&recover(&[
+        "<function=shell>\n<parameter=command>\nmake test\n</parameter>\n",
+    ]));
+    assert_eq!(
+        calls,
+        vec![("shell".into(), json!({"command": "make test"}))]
+    );
     // The required `command` never arrived: not a call, and the text is shown.
     let events = recover(&["<function=shell>\n<parameter=timeout_ms>\n5"]);
     let (shown, _, calls) = summary(&events);
@@ -159,7 +206,9 @@ fn a_block_cut_off_by_the_end_counts_only_when_complete_enough() {
 
 #[test]
 fn several_calls_in_one_reply_and_native_calls_pass_through() {
-    let text = format!("{QWEN}\nand\n<function=read_file>\n<parameter=path>\na.txt\n</parameter>\n</function>");
+    let text = format!(
+        "{QWEN}\nand\n<function=read_file>\n<parameter=path>\na.txt\n</parameter>\n</function>"
+    );
     let (shown, _, calls) = summary(&recover(&[&text]));
     assert_eq!(shown, "Let me look.\n\nand\n");
     assert_eq!(calls.len(), 2);
@@ -167,9 +216,17 @@ fn several_calls_in_one_reply_and_native_calls_pass_through() {
 
     let mut post = TextCallRecovery::new(&tools());
     let native = vec![
-        StreamEvent::Created { response_id: None, model: None },
-        StreamEvent::ItemDone { item: call("c1", "shell", json!({"command": "ls"})) },
-        StreamEvent::Completed { stop_reason: StopReason::ToolCalls, response_id: None },
+        StreamEvent::Created {
+            response_id: None,
+            model: None,
+        },
+        StreamEvent::ItemDone {
+            item: call("c1", "shell", json!({"command": "ls"})),
+        },
+        StreamEvent::Completed {
+            stop_reason: StopReason::ToolCalls,
+            response_id: None,
+        },
     ];
     assert_eq!(run_post(&mut post, native.clone()), native);
 }
@@ -183,18 +240,36 @@ fn recovery_chains_before_a_harness_postprocess() {
         "run",
         json!({"type": "object", "properties": {"command": {"type": "string"}}, "required": ["command"]}),
     )];
-    let mut post = chain(Box::new(TextCallRecovery::new(&bash)), shaped.postprocess.take().unwrap());
-    let events = run_post(post.as_mut(), text_reply(&["<tool_call>\n<function=bash>\n<parameter=command>\nls\n</parameter>\n</function>\n</tool_call>"]));
-    let Outcome::Calls(c) = outcome(&events) else { panic!("{events:?}") };
+    let mut post = chain(
+        Box::new(TextCallRecovery::new(&bash)),
+        shaped.postprocess.take().unwrap(),
+    );
+    let events = run_post(
+        post.as_mut(),
+        text_reply(&[
+            "<tool_call>\n<function=bash>\n<parameter=command>\nls\n</parameter>\n</function>\n</tool_call>",
+        ]),
+    );
+    let Outcome::Calls(c) = outcome(&events) else {
+        panic!("{events:?}")
+    };
     assert_eq!(command_of(&c[0]), "ls");
 }
 
 #[test]
 fn which_providers_enable_it() {
-    let p = |url: &str| ProviderInfo { id: "x".into(), name: "X".into(), base_url: url.into(), wire: Wire::Chat };
+    let p = |url: &str| ProviderInfo {
+        id: "x".into(),
+        name: "X".into(),
+        base_url: url.into(),
+        wire: Wire::Chat,
+    };
     assert!(leaks_text_calls(&p("http://127.0.0.1:8082/v1"), "smollm2"));
     assert!(leaks_text_calls(&p("http://localhost:11434/v1"), "llama3"));
-    assert!(leaks_text_calls(&p("https://openrouter.ai/api/v1"), "qwen/qwen3-coder-480b"));
+    assert!(leaks_text_calls(
+        &p("https://openrouter.ai/api/v1"),
+        "qwen/qwen3-coder-480b"
+    ));
     assert!(!leaks_text_calls(&p("https://api.openai.com/v1"), "gpt-4o"));
 }
 

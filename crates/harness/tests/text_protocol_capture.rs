@@ -35,7 +35,10 @@ fn between<'a>(s: &'a str, start: &str, end: &str) -> Option<&'a str> {
 }
 
 fn parse(md: &str) -> Vec<Request> {
-    let derived = md.split("## Mechanically derived structure").nth(1).expect("derived section");
+    let derived = md
+        .split("## Mechanically derived structure")
+        .nth(1)
+        .expect("derived section");
     derived
         .split("### Request #")
         .skip(1)
@@ -61,12 +64,17 @@ fn parse(md: &str) -> Vec<Request> {
                 if let Some(rest) = line.strip_prefix("- `") {
                     if let Some((key, value)) = rest.split_once("` = `") {
                         let value = value.trim_end_matches('`');
-                        r.scalars.push((key.to_string(), serde_json::from_str(value).unwrap()));
+                        r.scalars
+                            .push((key.to_string(), serde_json::from_str(value).unwrap()));
                     } else if in_tools {
                         // - `bash`(command) required=['command']
                         let (name, rest) = rest.split_once("`(").unwrap();
                         let (params, required) = rest.split_once(") required=").unwrap();
-                        let params = params.split(", ").filter(|p| !p.is_empty()).map(str::to_string).collect();
+                        let params = params
+                            .split(", ")
+                            .filter(|p| !p.is_empty())
+                            .map(str::to_string)
+                            .collect();
                         let required = required
                             .trim_matches(|c| c == '[' || c == ']')
                             .split(", ")
@@ -98,7 +106,10 @@ fn parse(md: &str) -> Vec<Request> {
 /// The same facts of a shaped request.
 fn facts(shaped: &tack_harness::Shaped) -> Request {
     let (path, body) = body(shaped);
-    let mut r = Request { path, ..Request::default() };
+    let mut r = Request {
+        path,
+        ..Request::default()
+    };
     let obj = body.as_object().unwrap();
     r.keys = obj.keys().cloned().collect();
     for (k, v) in obj {
@@ -112,22 +123,31 @@ fn facts(shaped: &tack_harness::Shaped) -> Request {
             Value::Array(blocks) => format!(
                 "blocks:{}:{}",
                 blocks.len(),
-                blocks.iter().any(|b| b["cache_control"]["type"] == "ephemeral")
+                blocks
+                    .iter()
+                    .any(|b| b["cache_control"]["type"] == "ephemeral")
             ),
             other => format!("{other}"),
         };
-        r.messages.push((m["role"].as_str().unwrap().to_string(), shape));
+        r.messages
+            .push((m["role"].as_str().unwrap().to_string(), shape));
     }
     for t in body["tools"].as_array().into_iter().flatten() {
         let f = &t["function"];
-        let params = f["parameters"]["properties"].as_object().unwrap().keys().cloned().collect();
+        let params = f["parameters"]["properties"]
+            .as_object()
+            .unwrap()
+            .keys()
+            .cloned()
+            .collect();
         let required = f["parameters"]["required"]
             .as_array()
             .unwrap()
             .iter()
             .map(|v| v.as_str().unwrap().to_string())
             .collect();
-        r.tools.push((f["name"].as_str().unwrap().to_string(), params, required));
+        r.tools
+            .push((f["name"].as_str().unwrap().to_string(), params, required));
     }
     r
 }
@@ -139,11 +159,21 @@ fn compare(name: &str, captured: &Request, ours: &Request) {
         if k == "model" {
             continue; // the model is whatever the session uses
         }
-        let got = ours.scalars.iter().find(|(key, _)| key == k).map(|(_, v)| v);
+        let got = ours
+            .scalars
+            .iter()
+            .find(|(key, _)| key == k)
+            .map(|(_, v)| v);
         assert_eq!(got, Some(v), "{name}: `{k}`");
     }
-    assert_eq!(ours.messages, captured.messages, "{name}: message roles and content shapes");
-    assert_eq!(ours.tools, captured.tools, "{name}: tools, parameters and required lists");
+    assert_eq!(
+        ours.messages, captured.messages,
+        "{name}: message roles and content shapes"
+    );
+    assert_eq!(
+        ours.tools, captured.tools,
+        "{name}: tools, parameters and required lists"
+    );
 }
 
 fn task() -> Item {
@@ -158,10 +188,22 @@ fn swe_agent_matches_its_capture() {
     };
     let requests = parse(&md);
     assert_eq!(requests.len(), 3);
-    compare("swe-agent #1", &requests[0], &facts(&shape("swe-agent", vec![task()])));
+    compare(
+        "swe-agent #1",
+        &requests[0],
+        &facts(&shape("swe-agent", vec![task()])),
+    );
     // The model answered "done" (no tool call): the re-query shows it and the correction.
-    let second = vec![task(), assistant("a1", "done"), injected("format_correction", "x")];
-    compare("swe-agent #2", &requests[1], &facts(&shape("swe-agent", second)));
+    let second = vec![
+        task(),
+        assistant("a1", "done"),
+        injected("format_correction", "x"),
+    ];
+    compare(
+        "swe-agent #2",
+        &requests[1],
+        &facts(&shape("swe-agent", second)),
+    );
     // Again "done": only the latest attempt and its correction are shown (same shape as #2).
     let third = vec![
         task(),
@@ -170,7 +212,11 @@ fn swe_agent_matches_its_capture() {
         assistant("a2", "done"),
         injected("format_correction", "x"),
     ];
-    compare("swe-agent #3", &requests[2], &facts(&shape("swe-agent", third)));
+    compare(
+        "swe-agent #3",
+        &requests[2],
+        &facts(&shape("swe-agent", third)),
+    );
 }
 
 #[test]
@@ -181,10 +227,22 @@ fn mini_swe_agent_matches_its_capture() {
     };
     let requests = parse(&md);
     assert_eq!(requests.len(), 3);
-    compare("mini #1", &requests[0], &facts(&shape("mini-swe-agent", vec![task()])));
+    compare(
+        "mini #1",
+        &requests[0],
+        &facts(&shape("mini-swe-agent", vec![task()])),
+    );
     // A rejected reply is not echoed; each re-query adds the error as a user message.
-    let second = vec![task(), assistant("a1", "done"), injected("format_correction", "x")];
-    compare("mini #2", &requests[1], &facts(&shape("mini-swe-agent", second)));
+    let second = vec![
+        task(),
+        assistant("a1", "done"),
+        injected("format_correction", "x"),
+    ];
+    compare(
+        "mini #2",
+        &requests[1],
+        &facts(&shape("mini-swe-agent", second)),
+    );
     let third = vec![
         task(),
         assistant("a1", "done"),
@@ -192,7 +250,11 @@ fn mini_swe_agent_matches_its_capture() {
         assistant("a2", "done"),
         injected("format_correction", "x"),
     ];
-    compare("mini #3", &requests[2], &facts(&shape("mini-swe-agent", third)));
+    compare(
+        "mini #3",
+        &requests[2],
+        &facts(&shape("mini-swe-agent", third)),
+    );
 }
 
 #[test]
@@ -212,8 +274,16 @@ fn terminus_2_matches_its_capture() {
         text.contains("Task Description:\nList the files and tell me what hello.py does\n\nCurrent terminal state:\nCurrent Terminal Screen:\n/home/dev/project$\n"),
         "{text}"
     );
-    let second = vec![task(), assistant("a1", "done"), injected("parse_error", "x")];
-    compare("terminus-2 #2", &requests[1], &facts(&shape("terminus-2", second)));
+    let second = vec![
+        task(),
+        assistant("a1", "done"),
+        injected("parse_error", "x"),
+    ];
+    compare(
+        "terminus-2 #2",
+        &requests[1],
+        &facts(&shape("terminus-2", second)),
+    );
 }
 
 #[test]

@@ -8,8 +8,9 @@ use serde_json::{Value, json};
 use tack_harness::prompts::PromptStore;
 use tack_harness::{Postprocess, Registry, ShapeEnv, Shaped};
 use tack_protocol::{
-    ApprovalPolicy, FunctionCallItem, Item, LocalShellCallItem, MessageItem, ContentPart, Prompt, ProviderInfo,
-    Role, StepContext, StopReason, StreamEvent, ToolOutput, ToolOutputItem, ToolSpec, Wire,
+    ApprovalPolicy, ContentPart, FunctionCallItem, Item, LocalShellCallItem, MessageItem, Prompt,
+    ProviderInfo, Role, StepContext, StopReason, StreamEvent, ToolOutput, ToolOutputItem, ToolSpec,
+    Wire,
 };
 use tack_wire::{Endpoint, render};
 
@@ -110,7 +111,14 @@ pub fn shape_with(harness: &str, prompt: &Prompt, prompts: &PromptStore) -> Shap
     let route = Registry::builtin().route(Wire::Chat, harness).unwrap();
     route
         .harness
-        .shape(prompt, Wire::Chat, &ShapeEnv { prompts, emulate_identity: false })
+        .shape(
+            prompt,
+            Wire::Chat,
+            &ShapeEnv {
+                prompts,
+                emulate_identity: false,
+            },
+        )
         .unwrap()
 }
 
@@ -120,23 +128,43 @@ pub fn shape(harness: &str, history: Vec<Item>) -> Shaped {
 
 /// The Chat body a shaped request renders to, and the request path.
 pub fn body(shaped: &Shaped) -> (String, Value) {
-    let rendered = render(&shaped.request, Wire::Chat, &Endpoint::new("http://127.0.0.1:9/v1")).unwrap();
-    let path = rendered.url.split("127.0.0.1:9").nth(1).unwrap().to_string();
+    let rendered = render(
+        &shaped.request,
+        Wire::Chat,
+        &Endpoint::new("http://127.0.0.1:9/v1"),
+    )
+    .unwrap();
+    let path = rendered
+        .url
+        .split("127.0.0.1:9")
+        .nth(1)
+        .unwrap()
+        .to_string();
     (path, serde_json::from_slice(&rendered.body).unwrap())
 }
 
 /// The events of a plain text reply, split into the given deltas, as the Chat decoder emits
 /// them: `Created`, the deltas, the message item, `Completed`.
 pub fn text_reply(deltas: &[&str]) -> Vec<StreamEvent> {
-    let mut events = vec![StreamEvent::Created { response_id: Some("r1".into()), model: Some("m".into()) }];
+    let mut events = vec![StreamEvent::Created {
+        response_id: Some("r1".into()),
+        model: Some("m".into()),
+    }];
     for d in deltas {
-        events.push(StreamEvent::TextDelta { text: (*d).to_string() });
+        events.push(StreamEvent::TextDelta {
+            text: (*d).to_string(),
+        });
     }
     let text: String = deltas.concat();
     if !text.is_empty() {
-        events.push(StreamEvent::ItemDone { item: assistant("r1-msg", &text) });
+        events.push(StreamEvent::ItemDone {
+            item: assistant("r1-msg", &text),
+        });
     }
-    events.push(StreamEvent::Completed { stop_reason: StopReason::EndTurn, response_id: Some("r1".into()) });
+    events.push(StreamEvent::Completed {
+        stop_reason: StopReason::EndTurn,
+        response_id: Some("r1".into()),
+    });
     events
 }
 
@@ -173,8 +201,16 @@ pub enum Outcome {
 /// correction-only and a call outcome mixed except for confirmations.
 pub fn outcome(events: &[StreamEvent]) -> Outcome {
     let last = events.last().expect("events");
-    let StreamEvent::Completed { stop_reason, .. } = last else { panic!("not completed last: {events:?}") };
-    assert_eq!(events.iter().filter(|e| matches!(e, StreamEvent::Completed { .. })).count(), 1);
+    let StreamEvent::Completed { stop_reason, .. } = last else {
+        panic!("not completed last: {events:?}")
+    };
+    assert_eq!(
+        events
+            .iter()
+            .filter(|e| matches!(e, StreamEvent::Completed { .. }))
+            .count(),
+        1
+    );
     let calls: Vec<Item> = events
         .iter()
         .filter_map(|e| match e {
@@ -185,7 +221,9 @@ pub fn outcome(events: &[StreamEvent]) -> Outcome {
     let injected: Vec<(String, String)> = events
         .iter()
         .filter_map(|e| match e {
-            StreamEvent::ItemDone { item: Item::Message(m) } => m.injected_by.clone().map(|l| (l, m.text())),
+            StreamEvent::ItemDone {
+                item: Item::Message(m),
+            } => m.injected_by.clone().map(|l| (l, m.text())),
             _ => None,
         })
         .collect();
@@ -223,6 +261,8 @@ pub fn arguments(item: &Item) -> Value {
 pub fn capture(name: &str) -> Option<String> {
     let shared = std::env::var_os("TACK_SHARED")
         .map(std::path::PathBuf::from)
-        .unwrap_or_else(|| std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared"));
+        .unwrap_or_else(|| {
+            std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared")
+        });
     std::fs::read_to_string(shared.join("spec/captures").join(name)).ok()
 }
