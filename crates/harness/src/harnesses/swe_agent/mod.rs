@@ -182,11 +182,13 @@ fn shell(command: &str) -> BoundCall {
 }
 
 /// Whether the current task's review is pending: since the last message a person typed, a
-/// `submit` call was made and answered (its output is the review).
+/// `submit` call ran and its output (the review) reached the model. A submit the user denied,
+/// or that was interrupted, showed no review.
 fn review_pending(history: &[Item]) -> bool {
     let from = tp::last_person_index(history).unwrap_or(0);
     history[from..].iter().any(|item| match item {
-        Item::FunctionCall(c) if c.name == "submit" => tp::output_of(history, &c.call_id).is_some(),
+        Item::FunctionCall(c) if c.name == "submit" => tp::output_of(history, &c.call_id)
+            .is_some_and(|o| !matches!(o.status, ToolStatus::Denied | ToolStatus::Aborted)),
         _ => false,
     })
 }
@@ -486,6 +488,28 @@ impl Postprocess for SwePostprocess {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_denied_or_interrupted_submit_showed_no_review() {
+        let submit = |status: ToolStatus| {
+            vec![
+                Item::text("u", Role::User, "task"),
+                function_call("s1".into(), "submit", "{}".into()),
+                Item::ToolOutput(ToolOutputItem {
+                    id: "o".into(),
+                    call_id: "s1".into(),
+                    output: ToolOutput {
+                        status,
+                        ..ToolOutput::ok("diff")
+                    },
+                }),
+            ]
+        };
+        assert!(review_pending(&submit(ToolStatus::Completed)));
+        assert!(!review_pending(&submit(ToolStatus::Denied)));
+        assert!(!review_pending(&submit(ToolStatus::Aborted)));
+        assert!(!review_pending(&[Item::text("u", Role::User, "task")]));
+    }
 
     #[test]
     fn bash_line_numbers_are_dropped_like_a_persistent_shell() {
