@@ -107,8 +107,8 @@ function useGlobalShortcuts() {
         ui.show("start");
       } else if (event.key === "Escape" && !mod) {
         const session = useSessionStore.getState();
-        // The approval dialog owns Esc while it is open; text fields handle their own.
-        if (session.approvals.length > 0 || isEditable(event.target)) return;
+        // The approval and question dialogs own Esc while open; text fields handle their own.
+        if (session.approvals.length > 0 || session.questions.length > 0 || isEditable(event.target)) return;
         if (ui.view === "settings") ui.closeSettings();
         else if (session.session?.running) void interruptTurn();
       }

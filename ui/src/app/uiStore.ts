@@ -10,16 +10,20 @@ export interface UiState {
   /** The view to return to when settings close. */
   previousView: Exclude<MainView, "settings">;
   inspectorOpen: boolean;
+  /** A timeline row to scroll to and highlight; `seq` makes a repeated request a new one. */
+  reveal: { rowId: string; seq: number } | null;
   show(view: MainView): void;
   closeSettings(): void;
   toggleInspector(): void;
   setInspector(open: boolean): void;
+  revealRow(rowId: string): void;
 }
 
 export const useUiStore = create<UiState>()((set, get) => ({
   view: "start",
   previousView: "start",
   inspectorOpen: false,
+  reveal: null,
   show(view) {
     const current = get().view;
     set({ view, previousView: current === "settings" ? get().previousView : current });
@@ -32,5 +36,8 @@ export const useUiStore = create<UiState>()((set, get) => ({
   },
   setInspector(open) {
     set({ inspectorOpen: open });
+  },
+  revealRow(rowId) {
+    set({ reveal: { rowId, seq: (get().reveal?.seq ?? 0) + 1 } });
   },
 }));

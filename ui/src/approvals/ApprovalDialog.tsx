@@ -1,19 +1,16 @@
-import { useEffect, useId, useRef, useState, type KeyboardEvent } from "react";
+import { useId, useRef, useState, type KeyboardEvent } from "react";
 import { DiffView } from "../diff/DiffView";
 import type { ApprovalDecision, Risk } from "../ipc";
 import { Badge, type BadgeTone } from "../primitives/Badge";
 import { Button } from "../primitives/Button";
 import { Modal } from "../primitives/Modal";
+import { ArmingBar, useArmed } from "../primitives/arming";
 import { decideApproval } from "../session/actions";
 import { InlineCode } from "../text/InlineCode";
 import type { PendingApproval } from "../session/timeline";
 import "./approvals.css";
 
-/**
- * How long the dialog ignores every key and click after it appears, in ms. A person typing
- * in the composer when the request arrives must not approve it with their next keystroke.
- */
-export const ARMING_DELAY_MS = 600;
+export { ARMING_DELAY_MS } from "../primitives/arming";
 
 const RISK_TONE: Record<Risk, BadgeTone> = { low: "success", medium: "warning", high: "danger" };
 
@@ -33,17 +30,12 @@ export interface ApprovalDialogProps {
  */
 export function ApprovalDialog({ pending, queued, onDecide = decideApproval }: ApprovalDialogProps) {
   const { request } = pending;
-  const [armed, setArmed] = useState(false);
+  const armed = useArmed();
   const [busy, setBusy] = useState(false);
   const [reason, setReason] = useState("");
   const titleId = useId();
   const descriptionId = useId();
   const reasonRef = useRef<HTMLTextAreaElement>(null);
-
-  useEffect(() => {
-    const timer = setTimeout(() => setArmed(true), ARMING_DELAY_MS);
-    return () => clearTimeout(timer);
-  }, []);
 
   const live = armed && !busy;
 
@@ -131,7 +123,7 @@ export function ApprovalDialog({ pending, queued, onDecide = decideApproval }: A
         </label>
       </div>
       <footer className="approval-actions">
-        <div className={`arming${armed ? " arming-done" : ""}`} aria-hidden="true" />
+        <ArmingBar armed={armed} />
         <Button variant="danger" size="md" shortcut="Esc" disabled={!live} onClick={() => decide({ type: "abort_turn" })}>
           Abort turn
         </Button>

@@ -6,8 +6,9 @@ import { CopyIcon } from "../primitives/icons";
 import { Spinner } from "../primitives/Spinner";
 import { Tabs } from "../primitives/Tabs";
 import { toast } from "../toast/toastStore";
-import { formatMs } from "./format";
+import { formatMs, parsePromptSource } from "./format";
 import { JsonTree } from "./JsonTree";
+import { PromptSourceLabel } from "./PromptSourceLabel";
 
 type Tab = "request" | "response" | "events";
 const TABS = [
@@ -77,6 +78,34 @@ export function ExchangeDetail({ sessionId, exchangeId }: { sessionId: string; e
           Copy as curl
         </Button>
       </div>
+      <dl className="exchange-labels" aria-label="How this request was made">
+        <div>
+          <dt>purpose</dt>
+          <dd>{exchange.purpose}{exchange.attempt > 1 ? ` · attempt ${exchange.attempt}` : ""}</dd>
+        </div>
+        <div>
+          <dt>harness</dt>
+          <dd>{exchange.harness}</dd>
+        </div>
+        <div>
+          <dt>route</dt>
+          <dd className="mono">{exchange.route}</dd>
+        </div>
+        <div>
+          <dt>model</dt>
+          <dd className="mono">{exchange.provider} · {exchange.model}</dd>
+        </div>
+        <div className="exchange-labels-wide">
+          <dt>prompt</dt>
+          <dd>
+            {exchange.prompt_source ? (
+              <PromptSourceLabel sources={parsePromptSource(exchange.prompt_source)} />
+            ) : (
+              <span className="muted">not shaped by a harness template</span>
+            )}
+          </dd>
+        </div>
+      </dl>
       {exchange.error && (
         <p className="exchange-error">
           <Badge tone="danger">{exchange.error.kind}</Badge> {exchange.error.message}

@@ -6,7 +6,8 @@ import { IconButton } from "../primitives/Button";
 import { CloseIcon } from "../primitives/icons";
 import { useSessionStore } from "../session/store";
 import { ExchangeDetail } from "./ExchangeDetail";
-import { formatMs, formatTokens } from "./format";
+import { formatMs, formatTokens, parsePromptSource } from "./format";
+import { PromptSourceLabel } from "./PromptSourceLabel";
 import "./inspector.css";
 
 /** The right pane: every exchange of the session, and the selected one in full. */
@@ -99,7 +100,10 @@ function ExchangeList({
                 {x.purpose}
                 {x.attempt > 1 && <span className="muted"> #{x.attempt}</span>}
               </td>
-              <td className="mono" title={`harness ${x.harness} · wire ${x.wire}`}>{x.route}</td>
+              <td className="exchange-route" title={`harness ${x.harness} · wire ${x.wire}${x.prompt_source ? ` · prompt ${x.prompt_source}` : ""}`}>
+                <span className="mono">{x.route}</span>
+                {x.prompt_source && <PromptSourceLabel sources={parsePromptSource(x.prompt_source)} compact />}
+              </td>
               <td>
                 <Badge tone={x.outcome === "ok" ? "success" : "danger"}>
                   {x.status ?? "—"} {x.outcome === "ok" ? "" : x.outcome}

@@ -14,9 +14,11 @@ import type {
   ExchangeSummary,
   ExportFormat,
   HarnessInfo,
+  InferredHarness,
   KeyState,
   ProviderInput,
   ProviderView,
+  QuestionAnswer,
   SessionSummary,
   SessionView,
   StartSessionInput,
@@ -62,6 +64,11 @@ export const shell = {
   interrupt: (sessionId: string): Promise<null> => unwrap(commands.interrupt(sessionId)),
   decideApproval: (sessionId: string, approvalId: string, decision: ApprovalDecision): Promise<null> =>
     unwrap(commands.decideApproval(sessionId, approvalId, decision)),
+  /** `answers: null` dismisses the questions (the model is told the user declined). */
+  answerQuestion: (sessionId: string, questionId: string, answers: QuestionAnswer[] | null): Promise<null> =>
+    unwrap(commands.answerQuestion(sessionId, questionId, answers)),
+  inferHarness: (providerId: string, model: string | null): Promise<InferredHarness> =>
+    unwrap(commands.inferHarness(providerId, model)),
   listSessions: (cwd: string | null): Promise<SessionSummary[]> =>
     unwrap(commands.listSessions(cwd)),
   renameSession: (sessionId: string, title: string): Promise<null> =>

@@ -92,3 +92,21 @@ export const KeyIcon = (p: IconProps) => (
 export const BackIcon = (p: IconProps) => (
   <Svg {...p}><path d="M13 8H3M7.5 3.5 3 8l4.5 4.5" /></Svg>
 );
+/** A pushpin: Tack itself (messages Tack wrote on the user's behalf). */
+export const TackIcon = (p: IconProps) => (
+  <Svg {...p}><path d="M6 2.5h4M6.8 2.5v3.8L4.5 9h7l-2.3-2.7V2.5M8 9v4.5" /></Svg>
+);
+/** Todo states: open, in progress (half filled), done. */
+export const TodoPendingIcon = (p: IconProps) => (
+  <Svg {...p}><circle cx="8" cy="8" r="5.2" /></Svg>
+);
+export const TodoActiveIcon = (p: IconProps) => (
+  <Svg {...p}><circle cx="8" cy="8" r="5.2" /><path d="M8 2.8a5.2 5.2 0 0 1 0 10.4z" fill="currentColor" stroke="none" /></Svg>
+);
+export const TodoDoneIcon = (p: IconProps) => (
+  <Svg {...p}><circle cx="8" cy="8" r="5.2" fill="currentColor" stroke="none" /><path d="m5.6 8.2 1.7 1.7 3.2-3.6" stroke="var(--surface, #fff)" strokeWidth="1.5" /></Svg>
+);
+/** A speech bubble with an arrow: "go to the text this came from". */
+export const TextSourceIcon = (p: IconProps) => (
+  <Svg {...p}><path d="M3 3.5h10v6.5H7l-3 2.5V10H3z" /><path d="M6 6.8h4" /></Svg>
+);

@@ -1,5 +1,6 @@
 import { useCallback, useEffect, useLayoutEffect, useRef, useState, type KeyboardEvent, type WheelEvent } from "react";
 import { VList, type VListHandle } from "virtua";
+import { useUiStore } from "../app/uiStore";
 import { Button } from "../primitives/Button";
 import { ArrowDownIcon } from "../primitives/icons";
 import { RowView } from "./rows/RowView";
@@ -40,6 +41,20 @@ export function MessageList({ rows, sessionId }: { rows: readonly Row[]; session
   useEffect(() => {
     setStuck(true);
   }, [sessionId, setStuck]);
+
+  // "From the model's text" on a tool card: bring that row into view and flash it.
+  const reveal = useUiStore((s) => s.reveal);
+  const [highlight, setHighlight] = useState<string | null>(null);
+  const rowsRef = useRef(rows);
+  rowsRef.current = rows;
+  useEffect(() => {
+    if (!reveal) return;
+    const index = rowsRef.current.findIndex((row) => row.id === reveal.rowId);
+    if (index < 0) return;
+    setStuck(false);
+    list.current?.scrollToIndex(index, { align: "center" });
+    setHighlight(reveal.rowId);
+  }, [reveal, setStuck]);
 
   useLayoutEffect(() => {
     if (stuck.current) scrollToEnd();
@@ -106,7 +121,18 @@ export function MessageList({ rows, sessionId }: { rows: readonly Row[]; session
         aria-live="off"
       >
         {(row) => (
-          <div key={row.id} className="row-frame">
+          <div
+            key={row.id}
+            className={`row-frame${row.id === highlight ? " row-highlight" : ""}`}
+            data-row-id={row.id}
+            onAnimationEnd={
+              row.id === highlight
+                ? (event) => {
+                    if (event.animationName === "row-highlight") setHighlight(null);
+                  }
+                : undefined
+            }
+          >
             <div className="row-inner">
               <RowView row={row} />
             </div>

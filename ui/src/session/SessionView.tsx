@@ -1,5 +1,7 @@
 import { ApprovalDialog } from "../approvals/ApprovalDialog";
 import { Composer } from "../composer/Composer";
+import { QuestionDialog } from "../questions/QuestionDialog";
+import { TodoPanel } from "../todos/TodoPanel";
 import { interruptTurn, sendMessage } from "./actions";
 import { MessageList } from "./MessageList";
 import type { Usage } from "../ipc";
@@ -7,15 +9,20 @@ import { useSessionStore } from "./store";
 import { TopBar } from "./TopBar";
 import "./session.css";
 
-/** The open session: top bar, timeline, composer, and the approval dialog when asked. */
+/**
+ * The open session: top bar, timeline, the todo list, composer, and the dialog of whatever
+ * the turn waits for (approvals first, then questions).
+ */
 export function SessionView() {
   const session = useSessionStore((s) => s.session);
   const rows = useSessionStore((s) => s.timeline.rows);
+  const todos = useSessionStore((s) => s.timeline.todos);
   const approvals = useSessionStore((s) => s.approvals);
+  const questions = useSessionStore((s) => s.questions);
   if (!session) return null;
   return (
     <div className="session-view">
-      <TopBar title={session.title} settings={session.settings} running={session.running} />
+      <TopBar title={session.title} settings={session.settings} running={session.running} autoHarness={session.autoHarness} />
       {rows.length === 0 ? (
         <div className="session-empty">
           <p>Describe what you want done in <span className="mono">{session.settings.cwd}</span>.</p>
@@ -24,6 +31,7 @@ export function SessionView() {
         <MessageList rows={rows} sessionId={session.id} />
       )}
       <div className="composer-dock">
+        {todos && todos.entries.length > 0 && <TodoPanel entries={todos.entries} />}
         <Composer key={session.id} autoFocus running={session.running} onSend={(text) => void sendMessage(text)} onStop={() => void interruptTurn()} />
         <div className="composer-footer">
           <span className="composer-keys" aria-hidden="true">
@@ -40,7 +48,11 @@ export function SessionView() {
           {session.lastUsage && <UsageLine usage={session.lastUsage} />}
         </div>
       </div>
-      {approvals[0] && <ApprovalDialog key={approvals[0].request.id} pending={approvals[0]} queued={approvals.length - 1} />}
+      {approvals[0] ? (
+        <ApprovalDialog key={approvals[0].request.id} pending={approvals[0]} queued={approvals.length - 1 + questions.length} />
+      ) : (
+        questions[0] && <QuestionDialog key={questions[0].request.id} pending={questions[0]} queued={questions.length - 1} />
+      )}
     </div>
   );
 }

@@ -1,9 +1,10 @@
 import { useUiStore } from "../app/uiStore";
-import type { ApprovalPolicy, SessionSettings } from "../ipc";
+import type { ApprovalPolicy, InferredHarness, SessionSettings } from "../ipc";
 import { Badge } from "../primitives/Badge";
 import { IconButton } from "../primitives/Button";
 import { GearIcon, InspectorIcon } from "../primitives/icons";
 import { Spinner } from "../primitives/Spinner";
+import { InlineCode } from "../text/InlineCode";
 
 const POLICY_LABEL: Record<ApprovalPolicy, string> = {
   untrusted: "asks before anything but reads",
@@ -11,8 +12,19 @@ const POLICY_LABEL: Record<ApprovalPolicy, string> = {
   never: "never asks",
 };
 
-/** Session title and settings in force; the approval policy is loud when it is `never`. */
-export function TopBar({ title, settings, running }: { title: string; settings: SessionSettings | null; running: boolean }) {
+export interface TopBarProps {
+  title: string;
+  settings: SessionSettings | null;
+  running: boolean;
+  /** What "auto" picked and why, when the session was started on auto. */
+  autoHarness?: InferredHarness | null;
+}
+
+/**
+ * Session title and settings in force; a harness picked by "auto" says so and why; the
+ * approval policy is loud when it is `never`.
+ */
+export function TopBar({ title, settings, running, autoHarness = null }: TopBarProps) {
   const inspectorOpen = useUiStore((s) => s.inspectorOpen);
   const toggleInspector = useUiStore((s) => s.toggleInspector);
   const show = useUiStore((s) => s.show);
@@ -26,7 +38,19 @@ export function TopBar({ title, settings, running }: { title: string; settings: 
         <dl className="topbar-settings" aria-label="Session settings">
           <Setting term="provider" value={settings.provider} />
           <Setting term="model" value={settings.model} mono />
-          <Setting term="harness" value={settings.harness} />
+          {autoHarness ? (
+            <div className="topbar-setting topbar-auto" title={`auto picked ${settings.harness}: ${autoHarness.reason}`}>
+              <dt>harness</dt>
+              <dd data-testid="session-harness">
+                <span className="topbar-auto-tag">auto →</span> {settings.harness}{" "}
+                <span className="topbar-auto-reason">
+                  (<InlineCode text={autoHarness.reason} />)
+                </span>
+              </dd>
+            </div>
+          ) : (
+            <Setting term="harness" value={settings.harness} />
+          )}
           <Setting term="wire" value={settings.wire} />
           {settings.approval === "never" ? (
             <Badge tone="danger" solid className="approval-never" title="Every tool call runs without asking" role="status">

@@ -6,9 +6,12 @@ import {
   describeFailure,
   shell,
   type ApprovalDecision,
+  type InferredHarness,
+  type QuestionAnswer,
   type StartSessionInput,
 } from "../ipc";
 import { useUiStore } from "../app/uiStore";
+import { rememberAutoHarness } from "../harness/autoHarness";
 import { toast } from "../toast/toastStore";
 import { useWorkspaceStore } from "../workspace/workspaceStore";
 import { useSessionStore } from "./store";
@@ -18,9 +21,14 @@ function fail(what: string, error: unknown): void {
   toast.error(`${what}: ${message}`, hint);
 }
 
-export async function startSession(input: StartSessionInput): Promise<boolean> {
+/**
+ * Starts a session. `auto` is what the harness picker showed for "auto" when the harness was
+ * left on auto; the session header keeps showing it (if the shell indeed picked that harness).
+ */
+export async function startSession(input: StartSessionInput, auto: InferredHarness | null = null): Promise<boolean> {
   try {
     const view = await shell.startSession(input);
+    if (auto && input.harness === null && auto.harness === view.settings.harness) rememberAutoHarness(view.id, auto);
     useSessionStore.getState().open(view);
     useWorkspaceStore.getState().setCwd(input.cwd);
     useUiStore.getState().show("session");
@@ -76,6 +84,23 @@ export async function decideApproval(approvalId: string, decision: ApprovalDecis
     return true;
   } catch (error) {
     fail("Could not send the decision", error);
+    return false;
+  }
+}
+
+/**
+ * Answers a tool call's questions (`answers`), or dismisses them (`null`: the model is told
+ * the user declined). Resolves to whether the shell took it.
+ */
+export async function answerQuestion(requestId: string, answers: QuestionAnswer[] | null): Promise<boolean> {
+  const session = useSessionStore.getState().session;
+  if (!session) return false;
+  try {
+    await shell.answerQuestion(session.id, requestId, answers);
+    useSessionStore.getState().settleQuestion(requestId, answers);
+    return true;
+  } catch (error) {
+    fail(answers === null ? "Could not dismiss the questions" : "Could not send the answers", error);
     return false;
   }
 }

@@ -1,11 +1,13 @@
 /**
  * The session view's rows: what the message list renders, derived from history items and
  * live engine events. One row per user message, assistant message, reasoning block, tool
- * call (with its output folded in), error and turn-abort note.
+ * call (with its output folded in), message Tack wrote on the user's behalf, question, error
+ * and turn-abort note.
  */
 import type {
   AbortReason,
   ModelError,
+  QuestionAnswer,
   QuestionRequest,
   ResolvedDecision,
   ToolOutput,
@@ -19,8 +21,20 @@ export interface UserRow {
   id: string;
   text: string;
   state: UserRowState;
-  /** Set when Tack wrote the message on the user's behalf (the harness or engine rule). */
-  injectedBy: string | null;
+}
+
+/**
+ * A user-role message Tack wrote, not the person (`MessageItem.injected_by`): a format
+ * correction, a confirmation question, a hand-off prompt. The model sees it as a user message;
+ * the window shows it as Tack's note.
+ */
+export interface InjectedRow {
+  kind: "injected";
+  id: string;
+  turnId: string | null;
+  /** The rule that wrote it, e.g. `format_correction`. */
+  label: string;
+  text: string;
 }
 
 export interface AssistantRow {
@@ -32,6 +46,11 @@ export interface AssistantRow {
   open: boolean;
   /** The completed item arrived; `text` is final. */
   final: boolean;
+  /**
+   * A harness parsed an action out of this text (text-protocol harnesses): the row id of
+   * the first tool call it became, else null.
+   */
+  parsedInto?: string | null;
 }
 
 export interface ReasoningRow {
@@ -77,6 +96,11 @@ export interface ToolRow {
   decision: ResolvedDecision | null;
   /** Wall-clock ms when the tool started running (for a live duration), else null. */
   startedAt: number | null;
+  /**
+   * The assistant row this call was parsed from, when the harness read it out of the model's
+   * text rather than receiving a native tool call; else null.
+   */
+  source?: string | null;
 }
 
 export interface ErrorRow {
@@ -93,15 +117,25 @@ export interface AbortedRow {
   reason: AbortReason;
 }
 
+/**
+ * Where a question stands: waiting for the user, answered or dismissed from this window, or
+ * closed without an answer from here (the turn ended, or the call got its output).
+ */
+export type QuestionState = "waiting" | "answered" | "dismissed" | "closed";
+
 /** Questions a tool call put to the user (`question_asked`). */
 export interface QuestionRow {
   kind: "question";
   id: string;
-  turnId: string;
+  /** Null for a question found pending when the session was opened. */
+  turnId: string | null;
   request: QuestionRequest;
+  state: QuestionState;
+  /** What the user answered, once `answered`. */
+  answers: QuestionAnswer[] | null;
 }
 
-export type Row = UserRow | AssistantRow | ReasoningRow | ToolRow | ErrorRow | AbortedRow | QuestionRow;
+export type Row = UserRow | InjectedRow | AssistantRow | ReasoningRow | ToolRow | ErrorRow | AbortedRow | QuestionRow;
 
 /** Longest live output kept per tool call; older output is dropped from the front. */
 export const LIVE_OUTPUT_CAP = 256 * 1024;

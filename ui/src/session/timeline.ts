@@ -12,12 +12,17 @@ import type {
   EngineEvent,
   Item,
   ItemOf,
+  QuestionAnswer,
+  QuestionRequest,
+  TodoEntry,
   ToolOutput,
 } from "../ipc";
 import { messageText, reasoningText } from "./items";
 import {
   LIVE_OUTPUT_CAP,
   type AssistantRow,
+  type QuestionRow,
+  type QuestionState,
   type ReasoningRow,
   type Row,
   type ToolInput,
@@ -37,16 +42,49 @@ export interface Timeline {
   readonly openReasoning: string | null;
   /** Counter for ids of rows the UI creates itself. */
   readonly seq: number;
+  /** The latest todo list of the session (the last `todos` tool output wins), if any. */
+  readonly todos: TodoList | null;
+  /** The session's harness reads actions out of the model's text (see {@link TimelineOptions}). */
+  readonly textProtocol: boolean;
 }
 
-/** A pending approval and the turn it belongs to. */
+/** A todo list and the call that wrote it. */
+export interface TodoList {
+  callId: string;
+  entries: readonly TodoEntry[];
+}
+
+/** A pending approval and the turn it belongs to (null: found pending when the session opened). */
 export interface PendingApproval {
-  turnId: string;
+  turnId: string | null;
   request: ApprovalRequest;
 }
 
+/** Pending questions and the turn they belong to (null: found pending when the session opened). */
+export interface PendingQuestion {
+  turnId: string | null;
+  request: QuestionRequest;
+}
+
+export interface TimelineOptions {
+  /**
+   * The harness writes no native tool calls but parses actions out of the model's text
+   * (swe-agent, mini-swe-agent, terminus-2): each call is linked to the assistant text it came
+   * from. Calls of other harnesses are linked only when they are `local_shell_call` items or
+   * calls recovered from text (`text_call_…` ids).
+   */
+  textProtocol?: boolean;
+}
+
+/** How a session stood when it was opened: a turn may be running and waiting for the user. */
+export interface OpenState extends TimelineOptions {
+  running?: boolean;
+  pendingApprovals?: readonly ApprovalRequest[];
+  pendingQuestions?: readonly QuestionRequest[];
+}
+
 /** A new, empty timeline (its maps are its own: timelines share maps only with their versions). */
-export function emptyTimeline(): Timeline {
+export function emptyTimeline(options: TimelineOptions = {}): Timeline {
   return {
     rows: [],
     index: new Map(),
@@ -54,14 +92,25 @@ export function emptyTimeline(): Timeline {
     openAssistant: null,
     openReasoning: null,
     seq: 0,
+    todos: null,
+    textProtocol: options.textProtocol ?? false,
   };
 }
 
-/** Builds the timeline of a resumed session from its history. */
-export function timelineFromItems(items: readonly Item[]): Timeline {
-  const draft = new Draft(emptyTimeline(), true);
+/**
+ * Builds the timeline of an opened session from its history. A session opened mid-turn keeps
+ * its unfinished calls open, shows the calls waiting for approval as such, and adds rows for
+ * the questions still waiting for an answer.
+ */
+export function timelineFromItems(items: readonly Item[], state: OpenState = {}): Timeline {
+  const draft = new Draft(emptyTimeline(state), true);
   for (const item of items) draft.completeItem(null, item);
-  draft.closeTurn(null);
+  if (state.running) {
+    for (const request of state.pendingApprovals ?? []) draft.requestApproval(null, request);
+    for (const request of state.pendingQuestions ?? []) draft.askQuestion(null, request);
+  } else {
+    draft.closeTurn(null);
+  }
   return draft.finish();
 }
 
@@ -77,7 +126,7 @@ export function applyEvents(timeline: Timeline, events: readonly EngineEvent[]):
 export function addLocalInput(timeline: Timeline, text: string): { timeline: Timeline; rowId: string } {
   const draft = new Draft(timeline, false);
   const rowId = draft.nextId("input");
-  draft.append({ kind: "user", id: rowId, text, state: "pending", injectedBy: null });
+  draft.append({ kind: "user", id: rowId, text, state: "pending" });
   return { timeline: draft.finish(), rowId };
 }
 
@@ -99,6 +148,7 @@ class Draft {
   private openAssistant: string | null;
   private openReasoning: string | null;
   private seq: number;
+  private todos: TodoList | null;
   private changed = false;
 
   constructor(
@@ -115,6 +165,7 @@ class Draft {
     this.openAssistant = base.openAssistant;
     this.openReasoning = base.openReasoning;
     this.seq = base.seq;
+    this.todos = base.todos;
   }
 
   finish(): Timeline {
@@ -126,6 +177,8 @@ class Draft {
       openAssistant: this.openAssistant,
       openReasoning: this.openReasoning,
       seq: this.seq,
+      todos: this.todos,
+      textProtocol: this.base.textProtocol,
     };
   }
 
@@ -208,11 +261,7 @@ class Draft {
         }));
         return;
       case "approval_requested":
-        this.approvalCalls.set(event.request.id, event.request.call_id);
-        this.changed = true;
-        this.upsertTool(event.request.call_id, event.turn_id, (row) =>
-          row.phase === "ended" ? row : { ...row, phase: "awaiting_approval" },
-        { name: event.request.tool });
+        this.requestApproval(event.turn_id, event.request);
         return;
       case "approval_resolved": {
         const at = this.findToolByApproval(event.approval_id);
@@ -251,10 +300,25 @@ class Draft {
         this.queueInput(event.text);
         return;
       case "question_asked":
-        this.closeOpenText();
-        this.append({ kind: "question", id: `question-${event.request.id}`, turnId: event.turn_id, request: event.request });
+        this.askQuestion(event.turn_id, event.request);
         return;
     }
+  }
+
+  requestApproval(turnId: string | null, request: ApprovalRequest): void {
+    this.approvalCalls.set(request.id, request.call_id);
+    this.changed = true;
+    this.upsertTool(
+      request.call_id,
+      turnId,
+      (row) => (row.phase === "ended" ? row : { ...row, phase: "awaiting_approval" }),
+      { name: request.tool },
+    );
+  }
+
+  askQuestion(turnId: string | null, request: QuestionRequest): void {
+    this.closeOpenText();
+    this.append({ kind: "question", id: questionRowId(request.id), turnId, request, state: "waiting", answers: null });
   }
 
   private findToolByApproval(approvalId: string): number | null {
@@ -267,7 +331,10 @@ class Draft {
   completeItem(turnId: string | null, item: Item): void {
     switch (item.type) {
       case "message":
-        if (item.role === "user") this.confirmUserMessage(item);
+        if (item.role === "user" && item.injected_by) {
+          this.closeOpenText();
+          this.append({ kind: "injected", id: `item-${item.id}`, turnId, label: item.injected_by, text: messageText(item) });
+        } else if (item.role === "user") this.confirmUserMessage(item);
         else if (item.role === "assistant") this.finalizeText("assistant", turnId, item.id, messageText(item));
         // Developer and system messages are instructions, not conversation.
         return;
@@ -307,6 +374,30 @@ class Draft {
       (row) => ({ ...row, name, input, phase: row.phase === "streaming" ? "waiting" : row.phase }),
       { name, input, phase: "waiting" },
     );
+    if (input.kind === "shell" || callId.startsWith(RECOVERED_CALL_PREFIX) || this.base.textProtocol) {
+      this.linkSource(toolRowId(callId));
+    }
+  }
+
+  /**
+   * Links a call parsed out of text to the assistant message it came from: the nearest row
+   * before it, passing over reasoning and over calls of the same reply (calls without an
+   * output yet). Anything else in between (a person's message, a finished call) means the
+   * call has no text of its own.
+   */
+  private linkSource(toolId: string): void {
+    const found = this.find(toolId, "tool");
+    if (!found) return;
+    const [toolAt, tool] = found;
+    for (let at = toolAt - 1; at >= Math.max(0, toolAt - 64); at--) {
+      const row = this.rows[at];
+      if (!row) return;
+      if (row.kind === "reasoning" || (row.kind === "tool" && row.output === null)) continue;
+      if (row.kind !== "assistant") return;
+      this.replace(toolAt, { ...tool, source: row.id });
+      if (!row.parsedInto) this.replace(at, { ...row, parsedInto: toolId });
+      return;
+    }
   }
 
   private completeOutput(turnId: string | null, item: ItemOf<"tool_output">): void {
@@ -317,6 +408,17 @@ class Draft {
       (row) => ({ ...row, phase: "ended", output }),
       { name: "tool", phase: "ended", output },
     );
+    if (output.details?.type === "todos") {
+      this.todos = { callId: item.call_id, entries: output.details.todos };
+      this.changed = true;
+    }
+    // A question still waiting when its call has an output was settled elsewhere.
+    for (let at = Math.max(0, this.rows.length - 512); at < this.rows.length; at++) {
+      const row = this.rows[at];
+      if (row?.kind === "question" && row.state === "waiting" && row.request.call_id === item.call_id) {
+        this.replace(at, { ...row, state: "closed" });
+      }
+    }
   }
 
   private upsertTool(
@@ -397,26 +499,28 @@ class Draft {
     const from = Math.max(0, this.rows.length - 2048);
     for (let at = from; at < this.rows.length; at++) {
       const row = this.rows[at];
-      if (!row || (turnId !== null && "turnId" in row && row.turnId !== turnId)) continue;
+      // Rows without a turn id were open when the session was opened mid-turn: that turn.
+      if (!row || (turnId !== null && "turnId" in row && row.turnId !== null && row.turnId !== turnId)) continue;
       if ((row.kind === "assistant" || row.kind === "reasoning") && (row.open || !row.final)) {
         this.replace(at, { ...row, open: false, final: true });
       } else if (row.kind === "tool" && row.phase !== "ended") {
         this.replace(at, { ...row, phase: "ended" });
       } else if (row.kind === "user" && row.state !== "sent") {
         this.replace(at, { ...row, state: "sent" });
+      } else if (row.kind === "question" && row.state === "waiting") {
+        this.replace(at, { ...row, state: "closed" });
       }
     }
   }
 
   private confirmUserMessage(item: ItemOf<"message">): void {
     const text = messageText(item);
-    const injectedBy = item.injected_by ?? null;
-    const at = injectedBy ? null : this.findUnconfirmedInput(text);
+    const at = this.findUnconfirmedInput(text);
     if (at !== null) {
       this.replace(at, { ...(this.rows[at] as UserRow), state: "sent" });
       return;
     }
-    this.append({ kind: "user", id: `item-${item.id}`, text, state: "sent", injectedBy });
+    this.append({ kind: "user", id: `item-${item.id}`, text, state: "sent" });
   }
 
   private queueInput(text: string): void {
@@ -425,7 +529,7 @@ class Draft {
       this.replace(at, { ...(this.rows[at] as UserRow), state: "queued" });
       return;
     }
-    this.append({ kind: "user", id: this.nextId("queued"), text, state: "queued", injectedBy: null });
+    this.append({ kind: "user", id: this.nextId("queued"), text, state: "queued" });
   }
 
   private findUnconfirmedInput(text: string, only?: UserRow["state"]): number | null {
@@ -444,6 +548,14 @@ export function toolRowId(callId: string): string {
   return `call-${callId}`;
 }
 
+/** The row id of a question request. */
+export function questionRowId(requestId: string): string {
+  return `question-${requestId}`;
+}
+
+/** Call ids the harness gives calls it recovered from a model's text (harness `recovery`). */
+const RECOVERED_CALL_PREFIX = "text_call_";
+
 function capOutput(text: string): string {
   return text.length > LIVE_OUTPUT_CAP ? text.slice(text.length - LIVE_OUTPUT_CAP) : text;
 }
@@ -455,5 +567,21 @@ export function failLocalInput(timeline: Timeline, rowId: string): Timeline {
   if (at === undefined || !row || row.kind !== "user") return timeline;
   const rows = timeline.rows.slice();
   rows[at] = { ...row, state: "failed" };
+  return { ...timeline, rows };
+}
+
+/** Records what became of a question in this window (answered or dismissed). */
+export function settleQuestion(
+  timeline: Timeline,
+  requestId: string,
+  state: Exclude<QuestionState, "waiting">,
+  answers: QuestionAnswer[] | null,
+): Timeline {
+  const at = timeline.index.get(questionRowId(requestId));
+  const row = at === undefined ? undefined : timeline.rows[at];
+  if (at === undefined || !row || row.kind !== "question") return timeline;
+  const rows = timeline.rows.slice();
+  const settled: QuestionRow = { ...row, state, answers };
+  rows[at] = settled;
   return { ...timeline, rows };
 }

@@ -3,7 +3,7 @@ import { fireEvent, render, screen, waitFor } from "@testing-library/react";
 import { useState } from "react";
 import { afterEach, describe, expect, it } from "vitest";
 import type { ProviderView } from "../ipc";
-import { KeyField } from "./KeyField";
+import { describeKey, KeyField } from "./KeyField";
 
 const SECRET = "sk-test-0123456789abcdefWXYZ";
 
@@ -64,5 +64,14 @@ describe("key field", () => {
     expect(screen.queryByLabelText("Set key")).not.toBeInTheDocument();
     expect(screen.getByRole("note")).toHaveTextContent("never stores keys in plain text");
     expect(screen.getByRole("note")).toHaveTextContent("DEEPSEEK_API_KEY");
+  });
+});
+
+describe("key status words", () => {
+  it("a provider that takes no key says no key is needed, not that one is missing", () => {
+    expect(describeKey({ set: false, last4: null, source: "none", needed: false }, null)).toBe("no key needed");
+    expect(describeKey({ set: false, last4: null, source: "none", needed: true }, "X_KEY")).toBe("not set");
+    expect(describeKey({ set: true, last4: "WXYZ", source: "env", needed: true }, "X_KEY")).toBe("key set ••••WXYZ (from $X_KEY)");
+    expect(describeKey({ set: true, last4: "abcd", source: "keychain", needed: false }, null)).toBe("key set ••••abcd (in keychain)");
   });
 });

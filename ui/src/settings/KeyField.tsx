@@ -11,9 +11,12 @@ export interface KeyFieldProps {
   onChange: (key: KeyState) => void;
 }
 
-/** What the UI may say about a key: whether it is set, its last four characters, its source. */
+/**
+ * What the UI may say about a key: whether it is set, its last four characters, its source;
+ * for a provider that takes no key (a local server), that none is needed.
+ */
 export function describeKey(key: KeyState, envKey: string | null): string {
-  if (!key.set) return "not set";
+  if (!key.set) return key.needed ? "not set" : "no key needed";
   const tail = key.last4 ? ` ••••${key.last4}` : "";
   const source = key.source === "env" ? ` (from $${envKey ?? "environment"})` : key.source === "keychain" ? " (in keychain)" : "";
   return `key set${tail}${source}`;
@@ -86,7 +89,7 @@ export function KeyField({ provider, keychainAvailable, keychainMessage, onChang
             type="password"
             autoComplete="off"
             spellCheck={false}
-            placeholder={provider.key.set ? "Paste a new key to replace it" : "Paste the key"}
+            placeholder={provider.key.set ? "Paste a new key to replace it" : provider.key.needed ? "Paste the key" : "Optional: this provider needs no key"}
             value={draft}
             aria-describedby={statusId}
             onChange={(event) => setDraft(event.target.value)}

@@ -3,6 +3,7 @@ import { describeFailure, shell, type HarnessInfo, type ProviderInput, type Prov
 import { Button } from "../primitives/Button";
 import { ConfirmDialog } from "../primitives/ConfirmDialog";
 import { Field } from "../primitives/Field";
+import { harnessFit } from "../harness/harnesses";
 
 const WIRES: ReadonlyArray<{ id: Wire; label: string }> = [
   { id: "chat", label: "chat — OpenAI Chat Completions" },
@@ -65,6 +66,9 @@ export function ProviderForm({ provider, harnesses, onSaved, onDeleted }: Provid
   };
 
   const idValid = /^[a-z0-9][a-z0-9_-]*$/.test(input.id);
+  const chosenHarness = harnesses.find((h) => h.id === input.harness) ?? null;
+  const misfit = chosenHarness ? harnessFit(chosenHarness, input.wire) : null;
+  const harnessError = misfit && !misfit.ok ? `${chosenHarness?.id} can't run on this wire: ${misfit.reason}.` : null;
   return (
     <form className="provider-form" onSubmit={(e) => void submit(e)} aria-label={isNew ? "New provider" : `Edit ${provider.name}`}>
       <div className="form-grid">
@@ -117,16 +121,25 @@ export function ProviderForm({ provider, harnesses, onSaved, onDeleted }: Provid
             <input id={id} className="input mono" value={input.model} required onChange={(e) => set("model", e.target.value)} placeholder="model-name" />
           )}
         </Field>
-        <Field label="Harness">
-          {({ id }) => (
-            <select id={id} className="select" value={input.harness ?? ""} onChange={(e) => set("harness", e.target.value || null)}>
-              <option value="">auto (the provider&apos;s default)</option>
-              {harnesses.map((h) => (
-                <option key={h.id} value={h.id}>
-                  {h.id}
-                  {h.wires.includes(input.wire) ? "" : ` (not native on ${input.wire})`}
-                </option>
-              ))}
+        <Field label="Harness" help={harnessError && <span className="form-field-error">{harnessError}</span>}>
+          {({ id, describedBy }) => (
+            <select
+              id={id}
+              aria-describedby={describedBy}
+              aria-invalid={harnessError !== null}
+              className="select"
+              value={input.harness ?? ""}
+              onChange={(e) => set("harness", e.target.value || null)}
+            >
+              <option value="">auto (picked from the provider and model)</option>
+              {harnesses.map((h) => {
+                const fit = harnessFit(h, input.wire);
+                return (
+                  <option key={h.id} value={h.id} disabled={!fit.ok && input.harness !== h.id} title={h.description}>
+                    {fit.ok ? `${h.id} · ${h.wires.join(", ")}` : `${h.id} — ${fit.reason}`}
+                  </option>
+                );
+              })}
             </select>
           )}
         </Field>
@@ -156,7 +169,7 @@ export function ProviderForm({ provider, harnesses, onSaved, onDeleted }: Provid
           </Button>
         )}
         <span className="approval-spacer" />
-        <Button type="submit" variant="primary" disabled={busy || !idValid}>
+        <Button type="submit" variant="primary" disabled={busy || !idValid || harnessError !== null}>
           {isNew ? "Add provider" : "Save changes"}
         </Button>
       </div>

@@ -3,6 +3,7 @@ import { useUiStore } from "../app/uiStore";
 import { Badge } from "../primitives/Badge";
 import { Button, IconButton } from "../primitives/Button";
 import { BackIcon, PlusIcon } from "../primitives/icons";
+import { forgetInferences } from "../harness/useInferredHarness";
 import { toast } from "../toast/toastStore";
 import { useCatalogStore } from "./catalogStore";
 import { describeKey, KeyField } from "./KeyField";
@@ -71,6 +72,7 @@ export function SettingsView() {
                 provider={null}
                 harnesses={harnesses}
                 onSaved={(saved) => {
+                  forgetInferences();
                   putProvider(saved);
                   setSelected(saved.id);
                   toast.success(`Added ${saved.name}`);
@@ -94,6 +96,7 @@ export function SettingsView() {
                 provider={provider}
                 harnesses={harnesses}
                 onSaved={(saved) => {
+                  forgetInferences();
                   putProvider(saved);
                   toast.success(`Saved ${saved.name}`);
                 }}

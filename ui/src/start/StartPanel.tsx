@@ -4,6 +4,9 @@ import { describeFailure, shell, type ApprovalPolicy } from "../ipc";
 import { Button } from "../primitives/Button";
 import { Field } from "../primitives/Field";
 import { FolderIcon } from "../primitives/icons";
+import { HarnessField } from "../harness/HarnessField";
+import { harnessFit } from "../harness/harnesses";
+import { useInferredHarness } from "../harness/useInferredHarness";
 import { startSession } from "../session/actions";
 import { describeKey } from "../settings/KeyField";
 import { useCatalogStore } from "../settings/catalogStore";
@@ -32,6 +35,9 @@ export function StartPanel() {
   const titleId = useId();
 
   const provider = providers.find((p) => p.id === providerId) ?? null;
+  const inference = useInferredHarness(provider?.id ?? null, model.trim() || null);
+  const chosenHarness = harnesses.find((h) => h.id === harness) ?? null;
+  const harnessFits = !chosenHarness || !provider || harnessFit(chosenHarness, provider.wire).ok;
 
   const choose = (id: string) => {
     setProviderId(id);
@@ -62,13 +68,16 @@ export function StartPanel() {
   const start = async () => {
     if (!cwd || !provider) return;
     setBusy(true);
-    await startSession({
-      cwd,
-      providerId: provider.id,
-      model: model.trim() && model.trim() !== provider.model ? model.trim() : null,
-      harness: harness || null,
-      approval,
-    });
+    await startSession(
+      {
+        cwd,
+        providerId: provider.id,
+        model: model.trim() && model.trim() !== provider.model ? model.trim() : null,
+        harness: harness || null,
+        approval,
+      },
+      !harness && inference.status === "ready" ? inference.inferred : null,
+    );
     setBusy(false);
   };
 
@@ -98,11 +107,8 @@ export function StartPanel() {
             label="Provider"
             help={
               provider &&
-              (provider.key.set ? (
+              (provider.key.set || !provider.key.needed ? (
                 describeKey(provider.key, provider.envKey)
-              ) : provider.envKey === null ? (
-                // No key variable configured: a local server that takes none, most likely.
-                "no key configured"
               ) : (
                 <span className="start-warning">
                   No key set.{" "}
@@ -126,18 +132,7 @@ export function StartPanel() {
           <Field label="Model">
             {({ id }) => <input id={id} className="input mono" value={model} onChange={(e) => setModel(e.target.value)} placeholder={provider?.model} />}
           </Field>
-          <Field label="Harness">
-            {({ id }) => (
-              <select id={id} className="select" value={harness} onChange={(e) => setHarness(e.target.value)}>
-                <option value="">auto{provider?.harness ? ` (${provider.harness})` : ""}</option>
-                {harnesses.map((h) => (
-                  <option key={h.id} value={h.id} title={h.description}>
-                    {h.id}
-                  </option>
-                ))}
-              </select>
-            )}
-          </Field>
+          <HarnessField provider={provider} harnesses={harnesses} value={harness} onChange={setHarness} inference={inference} />
         </div>
 
         <fieldset className="start-policies">
@@ -152,7 +147,7 @@ export function StartPanel() {
         </fieldset>
 
         <div className="start-actions">
-          <Button type="submit" variant="primary" disabled={busy || !cwd || !provider}>
+          <Button type="submit" variant="primary" disabled={busy || !cwd || !provider || !harnessFits}>
             Start session
           </Button>
         </div>

@@ -1,4 +1,5 @@
-import { memo, useId, useState } from "react";
+import { memo, useId, useMemo, useState } from "react";
+import { HighlightedCode } from "../../highlight/HighlightedCode";
 import { Markdown } from "../../markdown/Markdown";
 import { Badge } from "../../primitives/Badge";
 import { BrainIcon, ChevronIcon } from "../../primitives/icons";
@@ -16,11 +17,7 @@ const USER_STATE_LABEL: Record<UserRow["state"], string | null> = {
 export const UserMessage = memo(function UserMessage({ row }: { row: UserRow }) {
   const label = USER_STATE_LABEL[row.state];
   return (
-    <article
-      className={`msg-user msg-user-${row.state}${row.injectedBy ? " msg-user-injected" : ""}`}
-      aria-label={row.injectedBy ? `Message added by Tack (${row.injectedBy})` : label ? `Your message (${label})` : "Your message"}
-    >
-      {row.injectedBy && <div className="msg-user-injected-by">added by Tack · {row.injectedBy.replace(/_/g, " ")}</div>}
+    <article className={`msg-user msg-user-${row.state}`} aria-label={label ? `Your message (${label})` : "Your message"}>
       <div className="msg-user-text">
         <InlineCode text={row.text} />
       </div>
@@ -35,6 +32,7 @@ export const UserMessage = memo(function UserMessage({ row }: { row: UserRow }) 
 
 export const AssistantMessage = memo(function AssistantMessage({ row }: { row: AssistantRow }) {
   const streaming = !row.final;
+  if (row.parsedInto && !streaming) return <RawReply row={row} />;
   return (
     <article className="msg-assistant" aria-label="Assistant message" aria-busy={streaming}>
       <Markdown text={row.text} streaming={streaming} />
@@ -42,6 +40,31 @@ export const AssistantMessage = memo(function AssistantMessage({ row }: { row: A
     </article>
   );
 });
+
+/**
+ * A reply a text-protocol harness read an action out of: the model's raw text, labelled as
+ * such (JSON replies shown as JSON), with the action on the tool card below it.
+ */
+function RawReply({ row }: { row: AssistantRow }) {
+  const json = useMemo(() => asJson(row.text), [row.text]);
+  return (
+    <article className="msg-assistant msg-raw" aria-label="The model's text (an action was read from it)">
+      <p className="msg-raw-caption">The model&apos;s reply, as written · Tack read the action below out of it</p>
+      {json !== null ? <HighlightedCode code={json} grammar="json" className="msg-raw-json" /> : <Markdown text={row.text} streaming={false} />}
+    </article>
+  );
+}
+
+/** The text re-indented when it is a JSON object (terminus-2 replies), else null. */
+function asJson(text: string): string | null {
+  const trimmed = text.trim();
+  if (!trimmed.startsWith("{")) return null;
+  try {
+    return JSON.stringify(JSON.parse(trimmed), null, 2);
+  } catch {
+    return null;
+  }
+}
 
 /** Reasoning, collapsed by default; a live indicator while it streams. */
 export const ReasoningBlock = memo(function ReasoningBlock({ row }: { row: ReasoningRow }) {

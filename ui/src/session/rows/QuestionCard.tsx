@@ -1,36 +1,51 @@
 import { memo } from "react";
-import { Badge } from "../../primitives/Badge";
-import type { QuestionRow } from "../rows";
+import { Badge, type BadgeTone } from "../../primitives/Badge";
+import type { QuestionRow, QuestionState } from "../rows";
+
+const STATE: Record<QuestionState, { text: string; tone: BadgeTone }> = {
+  waiting: { text: "waiting for your answer", tone: "warning" },
+  answered: { text: "answered", tone: "success" },
+  dismissed: { text: "dismissed", tone: "neutral" },
+  closed: { text: "not answered here", tone: "neutral" },
+};
 
 /**
- * Questions a tool call put to the user, with their options. The desktop shell has no
- * command to answer them yet (docs/ipc.md lists none), so the card says so instead of
- * offering controls that would go nowhere.
+ * Questions a tool call put to the user, in the timeline: while they wait, what is asked (the
+ * dialog takes the answer); afterwards, what the user answered.
  */
 export const QuestionCard = memo(function QuestionCard({ row }: { row: QuestionRow }) {
+  const state = STATE[row.state];
   return (
-    <section className="question-card" aria-label="Questions from the agent">
+    <section className={`question-card question-${row.state}`} aria-label="Questions from the agent">
       <header className="question-header">
-        <span>The agent asks</span>
-        <Badge tone="warning">waiting for an answer</Badge>
+        <span>{row.request.questions.length === 1 ? "The agent asked" : `The agent asked ${row.request.questions.length} questions`}</span>
+        <Badge tone={state.tone}>{state.text}</Badge>
       </header>
-      {row.request.questions.map((q, i) => (
-        <div key={i} className="question">
-          {q.header && <div className="question-topic">{q.header}</div>}
-          <p className="question-text">{q.question}</p>
-          {q.options && q.options.length > 0 && (
-            <ul className="question-options" aria-label={q.multi_select ? "Options (several may apply)" : "Options"}>
-              {q.options.map((o, j) => (
-                <li key={j}>
-                  <span className="question-option">{o.label}</span>
-                  {o.description && <span className="muted"> — {o.description}</span>}
-                </li>
-              ))}
-            </ul>
-          )}
-        </div>
-      ))}
-      <p className="question-note">Answering questions from the window is not available yet; stop the turn and reply in a message.</p>
+      {row.request.questions.map((q, i) => {
+        const answer = row.answers?.find((a) => a.question === q.question) ?? null;
+        return (
+          <div key={i} className="question">
+            <p className="question-text">
+              {q.header && <span className="question-topic">{q.header}</span>}
+              {q.question}
+            </p>
+            {answer ? (
+              <p className="question-answer" aria-label="Your answer">
+                {answer.answers.join(", ")}
+              </p>
+            ) : (
+              q.options &&
+              q.options.length > 0 && (
+                <ul className="question-options" aria-label={q.multi_select ? "Options (several may apply)" : "Options"}>
+                  {q.options.map((o, j) => (
+                    <li key={j}>{o.label}</li>
+                  ))}
+                </ul>
+              )
+            )}
+          </div>
+        );
+      })}
     </section>
   );
 });

@@ -1,6 +1,7 @@
 import { memo } from "react";
 import type { Row } from "../rows";
 import { ErrorNotice } from "./ErrorNotice";
+import { InjectedNote } from "./InjectedNote";
 import { AbortNote, AssistantMessage, ReasoningBlock, UserMessage } from "./MessageRows";
 import { QuestionCard } from "./QuestionCard";
 import { ToolCallCard } from "./ToolCallCard";
@@ -11,6 +12,8 @@ export const RowView = memo(function RowView({ row }: { row: Row }) {
   switch (row.kind) {
     case "user":
       return <UserMessage row={row} />;
+    case "injected":
+      return <InjectedNote row={row} />;
     case "assistant":
       return <AssistantMessage row={row} />;
     case "reasoning":

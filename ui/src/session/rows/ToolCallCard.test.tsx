@@ -1,5 +1,6 @@
-import { render, screen, within } from "@testing-library/react";
+import { fireEvent, render, screen, within } from "@testing-library/react";
 import { describe, expect, it } from "vitest";
+import { useUiStore } from "../../app/uiStore";
 import type { ToolOutput } from "../../ipc";
 import type { ToolRow } from "../rows";
 import { ToolCallCard } from "./ToolCallCard";
@@ -66,6 +67,20 @@ describe("tool call card", () => {
     expect(screen.getByLabelText("Arguments").textContent).toContain('"path": "src/a.rs"');
   });
 
+  it("shows a todo list written by the call", () => {
+    render(
+      <ToolCallCard
+        row={row({
+          name: "TodoWrite",
+          input: { kind: "function", arguments: "{}", namespace: null },
+          phase: "ended",
+          output: output({ status: "failed", details: { type: "todos", todos: [{ content: "Fix it", status: "in_progress" }] } }),
+        })}
+      />,
+    );
+    expect(screen.getByRole("listitem")).toHaveTextContent("Fix it (in progress)");
+  });
+
   it("renders file changes as diffs", () => {
     const diff = "--- a/x.ts\n+++ b/x.ts\n@@ -1,1 +1,1 @@\n-old\n+new\n";
     render(
@@ -79,6 +94,37 @@ describe("tool call card", () => {
       />,
     );
     expect(screen.getByRole("region", { name: "Changes to x.ts" })).toBeInTheDocument();
+  });
+});
+
+describe("calls read out of the model's text", () => {
+  it("a parsed shell command says so and links to its text", () => {
+    render(<ToolCallCard row={row({ input: { kind: "shell", command: ["bash", "-lc", "ls -la"], workdir: null }, phase: "running", source: "item-raw1" })} />);
+    expect(screen.getByLabelText("Command")).toHaveTextContent("ls -la");
+    expect(screen.getByText("Tack read this command out of the model's text.")).toBeInTheDocument();
+    fireEvent.click(screen.getByRole("button", { name: /from the model's text/ }));
+    expect(useUiStore.getState().reveal).toMatchObject({ rowId: "item-raw1" });
+  });
+
+  it("a terminal call shows its keystrokes and waits", () => {
+    render(
+      <ToolCallCard
+        row={row({
+          name: "terminal",
+          input: { kind: "function", arguments: JSON.stringify({ commands: [{ keystrokes: "ls -la\n", duration: 0.1 }, { keystrokes: "C-c", duration: 2 }], width: 160, height: 40 }), namespace: null },
+          phase: "running",
+          source: "item-raw2",
+        })}
+      />,
+    );
+    const keys = screen.getByRole("list", { name: "Keystrokes" });
+    expect(within(keys).getAllByRole("listitem").map((li) => li.textContent)).toEqual(["ls -la⏎wait 100 ms", "C-cwait 2.0 s"]);
+    expect(screen.queryByLabelText("Arguments")).not.toBeInTheDocument();
+  });
+
+  it("a native call has no link", () => {
+    render(<ToolCallCard row={row({ phase: "running" })} />);
+    expect(screen.queryByRole("button", { name: /from the model's text/ })).not.toBeInTheDocument();
   });
 });
 

@@ -3,16 +3,20 @@ import stripAnsi from "strip-ansi";
 import { DiffView } from "../../diff/DiffView";
 import { HighlightedCode } from "../../highlight/HighlightedCode";
 import type { ResolvedDecision, ToolDetails } from "../../ipc";
+import { useUiStore } from "../../app/uiStore";
 import { Badge, type BadgeTone } from "../../primitives/Badge";
-import { ChevronIcon, TerminalIcon, ToolIcon } from "../../primitives/icons";
+import { ChevronIcon, TerminalIcon, TextSourceIcon, ToolIcon } from "../../primitives/icons";
 import { Spinner } from "../../primitives/Spinner";
+import { TodoList } from "../../todos/TodoList";
 import type { ToolRow } from "../rows";
 import {
   argumentSummary,
   formatDuration,
   prettyArguments,
   shellCommand,
+  terminalKeystrokes,
   toolBadge,
+  type Keystrokes,
   type ToolBadge,
 } from "./toolCall";
 
@@ -38,7 +42,8 @@ export const ToolCallCard = memo(function ToolCallCard({ row }: { row: ToolRow }
   const [expanded, setExpanded] = useState<boolean | null>(null);
   const open = expanded ?? (badge !== "completed" || changes !== null || row.liveOutput !== "");
   const bodyId = useId();
-  const summary = command ?? argumentSummary(row.input);
+  const keystrokes = useMemo(() => terminalKeystrokes(row), [row]);
+  const summary = command ?? (keystrokes ? keystrokesSummary(keystrokes) : argumentSummary(row.input));
 
   return (
     <article className={`tool-card tool-${badge.replace(" ", "-")}`} aria-label={`Tool call ${row.name}: ${badge}`}>
@@ -56,6 +61,7 @@ export const ToolCallCard = memo(function ToolCallCard({ row }: { row: ToolRow }
           {summary && !open && <span className="tool-summary mono">{summary}</span>}
         </button>
         <span className="tool-meta">
+          {row.source && <SourceLink source={row.source} />}
           {row.output?.exit_code !== undefined && row.output.exit_code !== null && (
             <span className={`tool-exit mono${row.output.exit_code === 0 ? "" : " tool-exit-bad"}`}>exit {row.output.exit_code}</span>
           )}
@@ -70,11 +76,18 @@ export const ToolCallCard = memo(function ToolCallCard({ row }: { row: ToolRow }
       </header>
       {open && (
         <div className="tool-body" id={bodyId}>
+          {row.source && (
+            <p className="tool-parsed">
+              {row.input.kind === "shell" ? "Tack read this command out of the model's text." : "Tack read this action out of the model's text."}
+            </p>
+          )}
           {command !== null ? (
             <pre className="tool-command mono" aria-label="Command">
               <span className="tool-prompt" aria-hidden="true">$ </span>
               {command}
             </pre>
+          ) : keystrokes ? (
+            <KeystrokeList keystrokes={keystrokes} />
           ) : (
             // With file changes the diff says it better than the raw arguments.
             row.input.kind !== "pending" && changes === null && <ToolArguments row={row} />
@@ -158,18 +171,44 @@ function DetailsNote({ details }: { details: ToolDetails }) {
       </p>
     );
   }
-  if (details.type === "todos") {
-    return (
-      <ul className="tool-todos">
-        {details.todos.map((todo, i) => (
-          <li key={i} className={`todo todo-${todo.status}`}>
-            <span className="todo-mark" aria-hidden="true">{todo.status === "completed" ? "✓" : todo.status === "in_progress" ? "◐" : "○"}</span>
-            <span>{todo.content}</span>
-            <span className="sr-only"> ({todo.status.replace("_", " ")})</span>
-          </li>
-        ))}
-      </ul>
-    );
-  }
+  if (details.type === "todos") return <TodoList entries={details.todos} className="tool-todos" />;
   return null;
+}
+
+/** "From the model's text": scrolls to the assistant message the call was read from. */
+function SourceLink({ source }: { source: string }) {
+  const revealRow = useUiStore((s) => s.revealRow);
+  return (
+    <button type="button" className="tool-source" onClick={() => revealRow(source)} title="Show the model's text this call was read from">
+      <TextSourceIcon />
+      from the model&apos;s text
+    </button>
+  );
+}
+
+/** Keystrokes sent to a terminal (terminus-2), one command per line with its wait. */
+function KeystrokeList({ keystrokes }: { keystrokes: Keystrokes }) {
+  if (keystrokes.length === 0) return <p className="tool-note">No keystrokes: the call only reads the screen.</p>;
+  return (
+    <ol className="tool-keys mono" aria-label="Keystrokes">
+      {keystrokes.map((k, i) => (
+        <li key={i}>
+          <span className="tool-key-text">{showKeys(k.keys)}</span>
+          {k.duration !== null && <span className="tool-key-wait">wait {formatDuration(k.duration * 1000)}</span>}
+        </li>
+      ))}
+    </ol>
+  );
+}
+
+/** Control characters as readable marks: a newline is Enter (⏎), a tab ⇥. */
+function showKeys(keys: string): string {
+  return keys.replace(/\r?\n/g, "⏎").replace(/\t/g, "⇥");
+}
+
+function keystrokesSummary(keystrokes: Keystrokes): string | null {
+  const first = keystrokes[0];
+  if (!first) return null;
+  const line = showKeys(first.keys);
+  return keystrokes.length > 1 ? `${line} (+${keystrokes.length - 1})` : line;
 }

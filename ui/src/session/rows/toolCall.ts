@@ -59,6 +59,27 @@ export function shellCommand(row: Pick<ToolRow, "name" | "input" | "output">): s
   return null;
 }
 
+/** Keystrokes sent to a terminal, with how long to wait after each (seconds), if given. */
+export type Keystrokes = ReadonlyArray<{ keys: string; duration: number | null }>;
+
+/**
+ * The keystrokes of a `terminal` call (the engine tool terminus-2 drives:
+ * `{"commands": [{"keystrokes", "duration"}]}`), or null for any other call.
+ */
+export function terminalKeystrokes(row: Pick<ToolRow, "name" | "input">): Keystrokes | null {
+  if (row.name !== "terminal") return null;
+  const commands = parseArguments(row.input)?.commands;
+  if (!Array.isArray(commands)) return null;
+  const out: Array<{ keys: string; duration: number | null }> = [];
+  for (const command of commands as unknown[]) {
+    if (!command || typeof command !== "object") return null;
+    const { keystrokes, duration } = command as { keystrokes?: unknown; duration?: unknown };
+    if (typeof keystrokes !== "string") return null;
+    out.push({ keys: keystrokes, duration: typeof duration === "number" ? duration : null });
+  }
+  return out;
+}
+
 /** Arguments as indented JSON when they parse, else the raw text. */
 export function prettyArguments(input: ToolInput): string {
   if (input.kind === "function") {
