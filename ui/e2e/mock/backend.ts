@@ -5,19 +5,26 @@
  * Commands answer from in-memory state. `sendInput` replays a *recording*: a JSON fixture of
  * the engine events one real turn produced (e2e/fixtures), with their relative times. The
  * replay waits for the user where the engine would: after `approval_requested` until
- * `decideApproval`, and before `turn_aborted{interrupted}` until `interrupt` (which also
- * skips the rest of the streaming). Every invoke is logged so tests can assert arguments.
+ * `decideApproval`, after `question_asked` until `answerQuestion`, and before
+ * `turn_aborted{interrupted}` until `interrupt` (which also skips the rest of the streaming).
+ * A past session may be saved mid-turn, waiting for an approval: opening it reports the
+ * request as pending, and deciding it plays the rest of the turn. Every invoke is logged so
+ * tests can assert arguments.
  */
 import type {
   ApprovalDecision,
+  ApprovalRequest,
   EngineEvent,
   Exchange,
   ExchangeSummary,
   HarnessInfo,
+  InferredHarness,
   Item,
   KeyState,
   ProviderInput,
   ProviderView,
+  QuestionAnswer,
+  QuestionRequest,
   SessionSettings,
   SessionSummary,
   SessionView,
@@ -28,6 +35,8 @@ export interface RecordedEvent {
   /** Milliseconds since the start of the turn. */
   t: number;
   event: EngineEvent;
+  /** Played only when the user answered the turn's questions, or only when they dismissed them. */
+  when?: "answered" | "dismissed";
 }
 
 export interface Recording {
@@ -41,6 +50,12 @@ export interface PastSession {
   settings: SessionSettings;
   items: Item[];
   exchanges: Exchange[];
+  /** Saved mid-turn: the turn still runs and waits for these. */
+  running?: boolean;
+  pendingApprovals?: ApprovalRequest[];
+  pendingQuestions?: QuestionRequest[];
+  /** The recording that plays the rest of the turn once the pending request is answered. */
+  continuation?: string;
 }
 
 export interface MockConfig {
@@ -53,6 +68,8 @@ export interface MockConfig {
   workspace?: string;
   /** Adds a generated session with this many history items (perf harness). */
   largeSession?: number;
+  /** Adds the past sessions saved mid-turn (waiting for an approval) to the workspace. */
+  midTurnSessions?: boolean;
 }
 
 export interface InvokeCall {
@@ -69,15 +86,38 @@ class ShellError {
   ) {}
 }
 
+/** The registry's harnesses in menu order, with their wires (crates/harness). */
 const HARNESSES: HarnessInfo[] = [
-  { id: "native", wires: ["chat", "responses", "messages"], description: "The provider's own dialect, no disguise." },
-  { id: "minimal", wires: ["chat", "responses", "messages"], description: "A short system prompt and the core tools." },
-  { id: "claude-code", wires: ["messages"], description: "Shaped like Claude Code's requests." },
-  { id: "kimi-cli", wires: ["chat"], description: "Shaped like Kimi CLI's requests." },
-  { id: "qwen-code", wires: ["chat"], description: "Shaped like Qwen Code's requests." },
-  { id: "opencode", wires: ["chat", "messages"], description: "Shaped like opencode's requests." },
-  { id: "terminus-2", wires: ["chat"], description: "Text protocol: commands parsed from the reply." },
+  { id: "native", wires: ["chat", "responses", "messages"], description: "Tack's own prompt and tools, on any wire" },
+  { id: "minimal", wires: ["chat", "responses", "messages"], description: "A short prompt and plain function tools (small and local models)" },
+  { id: "claude-code", wires: ["messages", "chat", "responses"], description: "Claude Code's request shape and tools (Messages; also Chat and Responses)" },
+  { id: "claude-code-bare", wires: ["messages", "chat", "responses"], description: "Claude Code's request shape without its identity and reminders" },
+  { id: "zcode", wires: ["messages"], description: "ZCode's request shape and tools (Messages, GLM models)" },
+  { id: "swe-agent", wires: ["chat"], description: "SWE-agent 1.1: bash, str_replace_editor and submit, with submit review" },
+  { id: "mini-swe-agent", wires: ["chat"], description: "mini-swe-agent 2.4: one bash tool, every reply must call it" },
+  { id: "terminus-2", wires: ["chat"], description: "Terminus-2: JSON keystrokes into a real tmux terminal" },
+  { id: "kimi-cli", wires: ["chat"], description: "Kimi CLI 1.52 (Moonshot): Shell/ReadFile/StrReplaceFile tools, kosong message framing" },
+  { id: "kimi-code", wires: ["chat"], description: "Kimi Code (Moonshot): Bash/Read/Edit tools, thinking kept, permission reminders" },
+  { id: "qwen-code", wires: ["chat"], description: "Qwen Code 0.24 (Alibaba): run_shell_command/read_file/edit tools, startup context in the first message" },
+  { id: "opencode", wires: ["chat"], description: "opencode 1.18 (AI SDK): bash/read/edit tools, a title request on the first turn" },
+  { id: "deepseek-tui", wires: ["chat"], description: "DeepSeek TUI (CodeWhale): exec_shell/read_file/edit_file tools, <turn_meta> on the latest message" },
 ];
+
+/**
+ * What "auto" picks, in the order of the engine's rules (crates/engine `explain_inference`),
+ * shortened to the cases the fixtures use.
+ */
+export function inferHarness(provider: ProviderView, model: string | null): InferredHarness {
+  if (provider.harness) return { harness: provider.harness, reason: "set in the provider's settings" };
+  const m = (model || provider.model).toLowerCase();
+  const named = `${provider.id} ${provider.name}`.toLowerCase();
+  if (provider.wire === "messages") return { harness: "claude-code", reason: "the provider speaks the Anthropic Messages wire" };
+  for (const [needle, harness] of [["claude", "claude-code"], ["kimi", "kimi-code"], ["qwen", "qwen-code"], ["deepseek", "claude-code-bare"]] as const) {
+    if (m.includes(needle)) return { harness, reason: `the model name contains \`${needle}\`` };
+    if (named.includes(needle)) return { harness, reason: `the provider is named \`${needle}\`` };
+  }
+  return { harness: "native", reason: "no rule matched this provider and model" };
+}
 
 function key(set: boolean, last4: string | null, source: KeyState["source"], needed = true): KeyState {
   return { set, last4, source, needed };
@@ -85,10 +125,11 @@ function key(set: boolean, last4: string | null, source: KeyState["source"], nee
 
 function initialProviders(): ProviderView[] {
   return [
-    { id: "deepseek", name: "DeepSeek", baseUrl: "https://api.deepseek.com/v1", wire: "chat", model: "deepseek-chat", harness: null, envKey: "DEEPSEEK_API_KEY", key: key(true, "a9f2", "keychain"), builtin: true },
+    { id: "deepseek", name: "DeepSeek", baseUrl: "https://api.deepseek.com/v1", wire: "chat", model: "deepseek-chat", harness: "minimal", envKey: "DEEPSEEK_API_KEY", key: key(true, "a9f2", "keychain"), builtin: true },
     { id: "anthropic", name: "Anthropic", baseUrl: "https://api.anthropic.com/v1", wire: "messages", model: "claude-sonnet-4-5", harness: "claude-code", envKey: "ANTHROPIC_API_KEY", key: key(false, null, "none"), builtin: true },
     { id: "openai", name: "OpenAI", baseUrl: "https://api.openai.com/v1", wire: "responses", model: "gpt-5-codex", harness: null, envKey: "OPENAI_API_KEY", key: key(true, "7Qx1", "env"), builtin: true },
-    { id: "llama-local", name: "llama.cpp (local)", baseUrl: "http://127.0.0.1:8080/v1", wire: "chat", model: "qwen2.5-coder-7b", harness: "minimal", envKey: null, key: key(false, null, "none"), builtin: false },
+    { id: "llama-local", name: "llama.cpp (local)", baseUrl: "http://127.0.0.1:8080/v1", wire: "chat", model: "qwen2.5-coder-7b", harness: "minimal", envKey: null, key: key(false, null, "none", false), builtin: false },
+    { id: "vllm-local", name: "vLLM (local)", baseUrl: "http://127.0.0.1:8000/v1", wire: "chat", model: "Qwen/Qwen3-Coder-30B-A3B-Instruct", harness: null, envKey: null, key: key(false, null, "none", false), builtin: false },
   ];
 }
 
@@ -117,12 +158,18 @@ interface SessionState {
   turn: Playback | null;
 }
 
+type Waiting =
+  | { kind: "approval"; request: ApprovalRequest }
+  | { kind: "question"; request: QuestionRequest }
+  | { kind: "interrupt" };
+
 /** One recording being replayed. */
 class Playback {
   private at = 0;
   private timer: ReturnType<typeof setTimeout> | null = null;
-  private waitingFor: { kind: "approval"; id: string } | { kind: "interrupt" } | null = null;
+  private waitingFor: Waiting | null = null;
   private decision: ApprovalDecision | null = null;
+  private answers: QuestionAnswer[] | null | undefined = undefined;
   private elapsed = 0;
   readonly turnId: string;
 
@@ -143,14 +190,33 @@ class Playback {
     this.schedule();
   }
 
+  /** Starts paused at a request the user must answer first (a session saved mid-turn). */
+  waitFor(waiting: Waiting): void {
+    this.waitingFor = waiting;
+  }
+
+  /** The requests the turn waits for now. */
+  pending(): { approvals: ApprovalRequest[]; questions: QuestionRequest[] } {
+    const w = this.waitingFor;
+    return { approvals: w?.kind === "approval" ? [w.request] : [], questions: w?.kind === "question" ? [w.request] : [] };
+  }
+
   stop(): void {
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
   }
 
   decide(approvalId: string, decision: ApprovalDecision): boolean {
-    if (this.waitingFor?.kind !== "approval" || this.waitingFor.id !== approvalId) return false;
+    if (this.waitingFor?.kind !== "approval" || this.waitingFor.request.id !== approvalId) return false;
     this.decision = decision;
+    this.waitingFor = null;
+    this.schedule();
+    return true;
+  }
+
+  answer(questionId: string, answers: QuestionAnswer[] | null): boolean {
+    if (this.waitingFor?.kind !== "question" || this.waitingFor.request.id !== questionId) return false;
+    this.answers = answers;
     this.waitingFor = null;
     this.schedule();
     return true;
@@ -173,6 +239,9 @@ class Playback {
   }
 
   private schedule(): void {
+    // Branches for the other outcome of the turn's questions are skipped.
+    const outcome = this.answers === undefined ? null : this.answers === null ? "dismissed" : "answered";
+    while (this.recording.events[this.at]?.when && this.recording.events[this.at]?.when !== outcome) this.at++;
     const next = this.recording.events[this.at];
     if (!next) {
       this.onEnd();
@@ -199,12 +268,16 @@ class Playback {
     const event = this.personalize(entry.event);
     if (event.type === "exchange_recorded") {
       const full = this.recording.exchanges.find((x) => x.id === event.exchange.id);
-      if (full) this.onExchange(full);
+      if (full) this.onExchange(this.personalize(full));
     }
     if (event.type === "item_completed") this.onItem(event.item);
     this.emit(event);
     if (event.type === "approval_requested") {
-      this.waitingFor = { kind: "approval", id: event.request.id };
+      this.waitingFor = { kind: "approval", request: event.request };
+      return;
+    }
+    if (event.type === "question_asked") {
+      this.waitingFor = { kind: "question", request: event.request };
       return;
     }
     if (event.type === "turn_completed" || event.type === "turn_aborted") {
@@ -215,19 +288,27 @@ class Playback {
   }
 
   /** Fills the recording's placeholders with what this user actually did. */
-  private personalize(event: EngineEvent): EngineEvent {
+  private personalize<T extends EngineEvent | Exchange>(value: T): T {
     const reason = this.decision?.type === "deny" ? (this.decision.reason ?? "") : "";
-    if (event.type === "approval_resolved" && this.decision) {
-      return { ...event, decision: this.decision.type === "deny" ? { type: "deny", reason } : this.decision };
+    if ("type" in value && value.type === "approval_resolved" && this.decision) {
+      return { ...value, decision: this.decision.type === "deny" ? { type: "deny", reason } : this.decision };
     }
-    const text = JSON.stringify(event);
-    if (!text.includes("{{")) return event;
+    const text = JSON.stringify(value);
+    if (!text.includes("{{")) return value;
+    const fill = (s: string) => JSON.stringify(s).slice(1, -1);
     return JSON.parse(
       text
-        .replaceAll("{{input}}", JSON.stringify(this.input).slice(1, -1))
-        .replaceAll("{{deny_reason}}", JSON.stringify(reason || "(no reason given)").slice(1, -1)),
-    ) as EngineEvent;
+        .replaceAll("{{input}}", fill(this.input))
+        .replaceAll("{{deny_reason}}", fill(reason || "(no reason given)"))
+        .replaceAll("{{answers}}", fill(describeAnswers(this.answers ?? []))),
+    ) as T;
   }
+}
+
+/** The tool output an answered question gives the model (Claude Code's wording, shortened). */
+function describeAnswers(answers: QuestionAnswer[]): string {
+  const parts = answers.map((a) => `"${a.question}"="${a.answers.join(", ")}"`);
+  return `The user answered: ${parts.join(". ")}.`;
 }
 
 export class MockShell {
@@ -257,14 +338,24 @@ export class MockShell {
       );
     }
     for (const p of past) {
-      this.sessions.set(p.summary.id, {
-        summary: p.summary,
+      if (p.running && !config.midTurnSessions) continue;
+      const session: SessionState = {
+        summary: { ...p.summary },
         settings: p.settings,
-        items: p.items,
+        items: [...p.items],
         exchanges: new Map(p.exchanges.map((x) => [x.id, x])),
         running: false,
         turn: null,
-      });
+      };
+      this.sessions.set(p.summary.id, session);
+      const waiting = p.pendingApprovals?.[0] ?? null;
+      const question = p.pendingQuestions?.[0] ?? null;
+      if (p.running && p.continuation && (waiting || question)) {
+        const turn = this.playback(session, p.continuation, "");
+        turn.waitFor(waiting ? { kind: "approval", request: waiting } : { kind: "question", request: question as QuestionRequest });
+        session.running = true;
+        session.turn = turn;
+      }
     }
     if (config.largeSession) this.seedLargeSession(config.largeSession);
   }
@@ -357,6 +448,11 @@ export class MockShell {
         return this.setKeyState(String(args.id), key(false, null, "none"));
       case "list_harnesses":
         return HARNESSES;
+      case "infer_harness": {
+        const provider = this.providers.find((p) => p.id === args.providerId);
+        if (!provider) throw new ShellError(`unknown provider \`${String(args.providerId)}\``);
+        return inferHarness(provider, (args.model as string | null) ?? null);
+      }
       case "pick_workspace":
         return this.workspace;
       case "workspace_files":
@@ -374,6 +470,13 @@ export class MockShell {
         const session = this.session(String(args.sessionId));
         if (!session.turn?.decide(String(args.approvalId), args.decision as ApprovalDecision)) {
           throw new ShellError("No such pending approval.", "It may have been answered already.");
+        }
+        return null;
+      }
+      case "answer_question": {
+        const session = this.session(String(args.sessionId));
+        if (!session.turn?.answer(String(args.questionId), (args.answers as QuestionAnswer[] | null) ?? null)) {
+          throw new ShellError("No such pending question.", "It may have been answered already.");
         }
         return null;
       }
@@ -421,8 +524,8 @@ export class MockShell {
       items: session.items,
       exchanges: [...session.exchanges.values()].map(summarize),
       running: session.running,
-      pendingApprovals: [],
-      pendingQuestions: [],
+      pendingApprovals: session.turn?.pending().approvals ?? [],
+      pendingQuestions: session.turn?.pending().questions ?? [],
     };
   }
 
@@ -463,7 +566,7 @@ export class MockShell {
       provider: provider.id,
       model: input.model ?? provider.model,
       wire: provider.wire,
-      harness: input.harness ?? provider.harness ?? "minimal",
+      harness: input.harness ?? inferHarness(provider, input.model).harness,
       approval: input.approval,
     };
     const session: SessionState = {
@@ -487,13 +590,22 @@ export class MockShell {
       return null;
     }
     const name = this.queue.shift() ?? pickRecording(text);
+    if (session.summary.title === "New session") session.summary.title = text.slice(0, 60);
+    const playback = this.playback(session, name, text);
+    session.running = true;
+    session.turn = playback;
+    setTimeout(() => playback.start(), 0);
+    return null;
+  }
+
+  /** A replay of recording `name` into `session`, for the user's `input`. */
+  private playback(session: SessionState, name: string, input: string): Playback {
     const recording = this.recordings[name];
     if (!recording) throw new ShellError(`No recording named ${name}.`);
-    if (session.summary.title === "New session") session.summary.title = text.slice(0, 60);
-    session.running = true;
-    const playback = new Playback(
+    const sessionId = session.summary.id;
+    return new Playback(
       recording,
-      text,
+      input,
       this.speed,
       (event) => this.emitEngine(sessionId, event),
       (exchange) => session.exchanges.set(exchange.id, exchange),
@@ -507,9 +619,6 @@ export class MockShell {
         session.summary.updatedAt = new Date().toISOString();
       },
     );
-    session.turn = playback;
-    setTimeout(() => playback.start(), 0);
-    return null;
   }
 
   emitEngine(sessionId: string, event: EngineEvent): void {
@@ -524,6 +633,9 @@ export class MockShell {
 /** The recording `npm run dev` plays for a message, by keyword. */
 export function pickRecording(text: string): string {
   const t = text.toLowerCase();
+  if (/\b(ask|question|which)\b/.test(t)) return "question";
+  if (/\b(todo|todos|steps)\b/.test(t)) return "todos";
+  if (/\b(swe|text protocol|thought)\b/.test(t)) return "text-protocol";
   if (/\b(deny|delete|clean|rm)\b/.test(t)) return "shell-deny";
   if (/\b(edit|change|fix|patch)\b/.test(t)) return "file-edit";
   if (/\b(error|fail|401|auth)\b/.test(t)) return "error-turn";

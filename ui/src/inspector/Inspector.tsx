@@ -73,12 +73,11 @@ function ExchangeList({
       <table className="exchange-table">
         <thead>
           <tr>
-            <th scope="col">purpose</th>
-            <th scope="col">route</th>
+            <th scope="col">request</th>
             <th scope="col">status</th>
             <th scope="col">ttfb</th>
             <th scope="col">total</th>
-            <th scope="col">tokens in → out</th>
+            <th scope="col" title="tokens in → out">tokens</th>
           </tr>
         </thead>
         <tbody>
@@ -96,12 +95,12 @@ function ExchangeList({
                 }
               }}
             >
-              <td>
-                {x.purpose}
-                {x.attempt > 1 && <span className="muted"> #{x.attempt}</span>}
-              </td>
-              <td className="exchange-route" title={`harness ${x.harness} · wire ${x.wire}${x.prompt_source ? ` · prompt ${x.prompt_source}` : ""}`}>
-                <span className="mono">{x.route}</span>
+              <td className="exchange-request" title={`${x.purpose} request · harness ${x.harness} · wire ${x.wire}${x.prompt_source ? ` · prompt ${x.prompt_source}` : ""}`}>
+                <span className="exchange-request-line">
+                  <span className="exchange-purpose">{x.purpose}</span>
+                  {x.attempt > 1 && <span className="muted">#{x.attempt}</span>}
+                  <span className="mono exchange-route">{x.route}</span>
+                </span>
                 {x.prompt_source && <PromptSourceLabel sources={parsePromptSource(x.prompt_source)} compact />}
               </td>
               <td>

@@ -42,8 +42,10 @@ export function TopBar({ title, settings, running, autoHarness = null }: TopBarP
             <div className="topbar-setting topbar-auto" title={`auto picked ${settings.harness}: ${autoHarness.reason}`}>
               <dt>harness</dt>
               <dd data-testid="session-harness">
-                <span className="topbar-auto-tag">auto →</span> {settings.harness}{" "}
-                <span className="topbar-auto-reason">
+                <span className="topbar-auto-tag">auto →</span> {settings.harness}
+                {/* The why is in the tooltip; the start panel shows it in full. */}
+                <span className="sr-only">
+                  {" "}
                   (<InlineCode text={autoHarness.reason} />)
                 </span>
               </dd>

@@ -101,6 +101,8 @@ export interface ToolRow {
    * text rather than receiving a native tool call; else null.
    */
   source?: string | null;
+  /** The question row of the questions this call asks the user, if it asks any. */
+  question?: string | null;
 }
 
 export interface ErrorRow {

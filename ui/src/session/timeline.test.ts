@@ -111,8 +111,12 @@ describe("timeline: questions and injected messages", () => {
   });
 
   it("a question waits, then records the answer given in this window", () => {
-    let tl = applyEvents(emptyTimeline(), [{ type: "question_asked", turn_id: T, request: question("q1", "c9") }]);
+    let tl = applyEvents(emptyTimeline(), [
+      done({ type: "function_call", id: "f9", call_id: "c9", name: "AskUserQuestion", arguments: "{}" }),
+      { type: "question_asked", turn_id: T, request: question("q1", "c9") },
+    ]);
     expect(rowById(tl, "question-q1")).toMatchObject({ kind: "question", state: "waiting", answers: null });
+    expect(rowById(tl, toolRowId("c9"))).toMatchObject({ question: "question-q1" });
     const answers = [{ question: "Which crate?", answers: ["wire"] }];
     tl = settleQuestion(tl, "q1", "answered", answers);
     expect(rowById(tl, "question-q1")).toMatchObject({ state: "answered", answers });

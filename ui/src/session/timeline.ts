@@ -318,7 +318,10 @@ class Draft {
 
   askQuestion(turnId: string | null, request: QuestionRequest): void {
     this.closeOpenText();
-    this.append({ kind: "question", id: questionRowId(request.id), turnId, request, state: "waiting", answers: null });
+    const id = questionRowId(request.id);
+    const call = this.find(toolRowId(request.call_id), "tool");
+    if (call) this.replace(call[0], { ...call[1], question: id });
+    this.append({ kind: "question", id, turnId, request, state: "waiting", answers: null });
   }
 
   private findToolByApproval(approvalId: string): number | null {

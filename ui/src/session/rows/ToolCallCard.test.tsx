@@ -36,6 +36,7 @@ describe("tool call card", () => {
   it.each([
     [{ phase: "streaming" as const }, "preparing"],
     [{ phase: "awaiting_approval" as const }, "needs approval"],
+    [{ phase: "waiting" as const, question: "question-q1" }, "needs answer"],
     [{ phase: "ended" as const, output: output({ status: "completed", exit_code: 0, duration_ms: 1500 }) }, "completed"],
     [{ phase: "ended" as const, output: output({ status: "failed", exit_code: 2 }) }, "failed"],
     [{ phase: "ended" as const, output: output({ status: "denied", text: "denied" }) }, "denied"],

@@ -8,6 +8,7 @@ import { Badge, type BadgeTone } from "../../primitives/Badge";
 import { ChevronIcon, TerminalIcon, TextSourceIcon, ToolIcon } from "../../primitives/icons";
 import { Spinner } from "../../primitives/Spinner";
 import { TodoList } from "../../todos/TodoList";
+import { doneCount } from "../../todos/todos";
 import type { ToolRow } from "../rows";
 import {
   argumentSummary,
@@ -24,6 +25,7 @@ const BADGE_TONE: Record<ToolBadge, BadgeTone> = {
   preparing: "neutral",
   pending: "neutral",
   "needs approval": "warning",
+  "needs answer": "warning",
   running: "accent",
   completed: "success",
   failed: "danger",
@@ -40,10 +42,18 @@ export const ToolCallCard = memo(function ToolCallCard({ row }: { row: ToolRow }
   // Open by default: anything not plainly successful, file edits (the diff is the point) and
   // calls that ran while the user watched. Successful calls from history fold to one line.
   const [expanded, setExpanded] = useState<boolean | null>(null);
-  const open = expanded ?? (badge !== "completed" || changes !== null || row.liveOutput !== "");
+  // Questions are shown by their own card below, so their call stays folded.
+  const open = expanded ?? (row.question ? badge !== "completed" && badge !== "needs answer" : badge !== "completed" || changes !== null || row.liveOutput !== "");
   const bodyId = useId();
   const keystrokes = useMemo(() => terminalKeystrokes(row), [row]);
-  const summary = command ?? (keystrokes ? keystrokesSummary(keystrokes) : argumentSummary(row.input));
+  const details = row.output?.details;
+  const summary =
+    command ??
+    (keystrokes
+      ? keystrokesSummary(keystrokes)
+      : details?.type === "todos"
+        ? `${doneCount(details.todos)} of ${details.todos.length} done`
+        : argumentSummary(row.input));
 
   return (
     <article className={`tool-card tool-${badge.replace(" ", "-")}`} aria-label={`Tool call ${row.name}: ${badge}`}>
@@ -88,6 +98,8 @@ export const ToolCallCard = memo(function ToolCallCard({ row }: { row: ToolRow }
             </pre>
           ) : keystrokes ? (
             <KeystrokeList keystrokes={keystrokes} />
+          ) : row.question ? (
+            <p className="tool-note">The questions, and the answers, are in the card below.</p>
           ) : (
             // With file changes the diff says it better than the raw arguments.
             row.input.kind !== "pending" && changes === null && <ToolArguments row={row} />

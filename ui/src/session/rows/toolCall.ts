@@ -110,6 +110,7 @@ export type ToolBadge =
   | "preparing"
   | "pending"
   | "needs approval"
+  | "needs answer"
   | "running"
   | "completed"
   | "failed"
@@ -125,12 +126,12 @@ const STATUS_BADGE: Record<ToolStatus, ToolBadge> = {
   timed_out: "timed out",
 };
 
-export function toolBadge(row: Pick<ToolRow, "phase" | "output">): ToolBadge {
+export function toolBadge(row: Pick<ToolRow, "phase" | "output" | "question">): ToolBadge {
   switch (row.phase) {
     case "streaming":
       return "preparing";
     case "waiting":
-      return "pending";
+      return row.question ? "needs answer" : "pending";
     case "awaiting_approval":
       return "needs approval";
     case "running":
