@@ -272,6 +272,7 @@ pub enum Thinking {
 
 /// Per-wire rendering choices. Defaults match what OpenAI and Anthropic accept.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
 pub struct RenderOptions {
     /// Chat: the `content` of an assistant message that only carries tool calls.
     pub chat_tool_only_content: ToolOnlyContent,
@@ -282,6 +283,16 @@ pub struct RenderOptions {
     pub chat_max_tokens_field: String,
     /// Chat: render a tool result's text as `[{type:"text",text}]` instead of a string.
     pub chat_tool_result_parts: bool,
+    /// Messages: keep `system` messages inside `messages` with role `system` instead of
+    /// folding them into a user turn (Anthropic accepts this only with a beta that allows
+    /// mid-conversation system messages, as Claude Code's recent versions send).
+    #[serde(default)]
+    pub messages_system_role: bool,
+    /// Top-level body keys to put first, in this order (keys not listed follow in the
+    /// renderer's order). Real CLIs differ in key order; golden comparisons with captures
+    /// need it. Empty: the renderer's order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub field_order: Vec<String>,
 }
 
 impl Default for RenderOptions {
@@ -291,6 +302,8 @@ impl Default for RenderOptions {
             chat_reasoning_field: None,
             chat_max_tokens_field: "max_tokens".to_string(),
             chat_tool_result_parts: false,
+            messages_system_role: false,
+            field_order: Vec::new(),
         }
     }
 }

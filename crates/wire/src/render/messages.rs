@@ -248,6 +248,8 @@ impl CallIds {
 enum Role {
     User,
     Assistant,
+    /// Kept only with [`crate::RenderOptions::messages_system_role`].
+    System,
 }
 
 /// One message as sent: merged from consecutive shaped messages of the same role. Each block
@@ -268,6 +270,8 @@ fn turns(req: &ShapedRequest) -> Result<Vec<Turn<'_>>, RenderError> {
         let assistant = message.role == ShapedRole::Assistant;
         let role = if assistant {
             Role::Assistant
+        } else if message.role == ShapedRole::System && req.options.messages_system_role {
+            Role::System
         } else {
             Role::User
         };
@@ -323,6 +327,7 @@ fn write_turns(out: &mut Vec<u8>, turns: &[Turn<'_>], ids: &CallIds) -> Result<(
         out.extend_from_slice(match turn.role {
             Role::User => br#"{"role":"user","content":"#,
             Role::Assistant => br#"{"role":"assistant","content":"#,
+            Role::System => br#"{"role":"system","content":"#,
         });
         let mut blocks = ListWriter::open(out);
         for &(index, block) in &turn.blocks {

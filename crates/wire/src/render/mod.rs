@@ -139,14 +139,22 @@ pub fn render(
     wire: Wire,
     endpoint: &Endpoint,
 ) -> Result<RenderedRequest, RenderError> {
-    let Body { bytes, stream } = match wire {
+    let Body { mut bytes, stream } = match wire {
         Wire::Chat => chat::body(req)?,
         Wire::Responses => responses::body(req)?,
         Wire::Messages => messages::body(req)?,
     };
+    if !req.options.field_order.is_empty() {
+        bytes = reorder_fields(&bytes, &req.options.field_order)?;
+    }
     let mut headers = Vec::with_capacity(3 + req.headers.len());
-    headers.push(("content-type".to_string(), "application/json".to_string()));
-    if stream {
+    // The request's own headers replace these defaults (e.g. a CLI that sends
+    // `accept: application/json` even when streaming).
+    let overridden = |name: &str| req.headers.iter().any(|(n, _)| n.eq_ignore_ascii_case(name));
+    if !overridden("content-type") {
+        headers.push(("content-type".to_string(), "application/json".to_string()));
+    }
+    if stream && !overridden("accept") {
         headers.push(("accept".to_string(), "text/event-stream".to_string()));
     }
     if wire == Wire::Messages
@@ -170,6 +178,25 @@ pub fn render(
         body: bytes,
         stream,
     })
+}
+
+/// Puts the listed top-level keys first, in order; the rest keep their order. Re-serializing
+/// with serde_json gives the same bytes for values (its escaping is what the renderers match).
+fn reorder_fields(body: &[u8], order: &[String]) -> Result<Vec<u8>, RenderError> {
+    let value: serde_json::Value = serde_json::from_slice(body)
+        .map_err(|e| RenderError::InvalidParam(format!("rendered body is not JSON: {e}")))?;
+    let serde_json::Value::Object(mut map) = value else {
+        return Ok(body.to_vec());
+    };
+    let mut sorted = serde_json::Map::with_capacity(map.len());
+    for key in order {
+        if let Some(v) = map.shift_remove(key) {
+            sorted.insert(key.clone(), v);
+        }
+    }
+    sorted.extend(map);
+    serde_json::to_vec(&serde_json::Value::Object(sorted))
+        .map_err(|e| RenderError::InvalidParam(e.to_string()))
 }
 
 /// A rendered body and whether it asks for a stream.

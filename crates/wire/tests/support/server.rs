@@ -133,8 +133,11 @@ async fn read_request(socket: &mut TcpStream) -> Option<Received> {
 
 /// A complete HTTP/1.1 response.
 pub fn http(status: &str, headers: &[(&str, &str)], body: &[u8]) -> Vec<u8> {
-    let mut out = format!("HTTP/1.1 {status}\r\nconnection: close\r\ncontent-length: {}\r\n", body.len())
-        .into_bytes();
+    let mut out = format!(
+        "HTTP/1.1 {status}\r\nconnection: close\r\ncontent-length: {}\r\n",
+        body.len()
+    )
+    .into_bytes();
     for (n, v) in headers {
         out.extend_from_slice(format!("{n}: {v}\r\n").as_bytes());
     }
