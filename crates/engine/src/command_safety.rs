@@ -555,10 +555,36 @@ impl<'s> Walker<'s> {
         let mut stages: Vec<Stage> = Vec::new();
         // Index of each stage's own part, to settle it once the neighbours are known.
         let mut own_part: Vec<usize> = Vec::new();
+        // tree-sitter-bash parses `a | b | c && d` as `a | (list (b | c) && d)`: bash binds
+        // `|` tighter than `&&`, so the list's first element continues this pipeline and the
+        // rest are separate statements, judged after it.
         let mut cursor = node.walk();
-        for child in node.named_children(&mut cursor) {
+        let children: Vec<Node<'_>> = node.named_children(&mut cursor).collect();
+        let mut trailing: Vec<Node<'_>> = Vec::new();
+        let mut stage_nodes: Vec<Node<'_>> = Vec::new();
+        for (i, child) in children.iter().enumerate() {
+            if child.kind() == "list" && i + 1 == children.len() {
+                let mut c = child.walk();
+                let mut items = child.named_children(&mut c);
+                if let Some(first) = items.next() {
+                    if first.kind() == "pipeline" {
+                        let mut pc = first.walk();
+                        stage_nodes.extend(first.named_children(&mut pc));
+                    } else {
+                        stage_nodes.push(first);
+                    }
+                }
+                trailing.extend(items);
+            } else {
+                stage_nodes.push(*child);
+            }
+        }
+        for child in stage_nodes {
             own_part.push(parts.len());
             stages.push(self.visit(child, parts));
+        }
+        for child in trailing {
+            self.visit(child, parts);
         }
         for (i, stage) in stages.iter().enumerate() {
             if !stage.runs_stdin {

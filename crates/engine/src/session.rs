@@ -181,6 +181,13 @@ pub(crate) struct RunningTurn {
     pub(crate) cancel: CancellationToken,
 }
 
+impl Drop for Inner {
+    /// The session is gone: stop the terminals its tools started (terminus-2's tmux).
+    fn drop(&mut self) {
+        crate::tools::close_session_terminals(&self.id);
+    }
+}
+
 /// The log file of session `id` in `dir`.
 pub fn log_path(dir: &Path, id: &str) -> PathBuf {
     dir.join(format!("{id}.jsonl"))

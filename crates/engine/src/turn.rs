@@ -235,6 +235,7 @@ fn build_prompt(session: &Session, env: &Environment, turn_id: &str, step: u32) 
         tools: engine
             .tools
             .iter()
+            .filter(|t| t.advertised())
             .filter(|t| {
                 opts.provider
                     .tools
@@ -636,9 +637,13 @@ async fn execute(
     if output.duration_ms.is_none() {
         output.duration_ms = Some(u32::try_from(started.elapsed().as_millis()).unwrap_or(u32::MAX));
     }
+    let ends = harness.ends_turn(call, &output);
     record_output(output)?;
     if cancel.is_cancelled() {
         return Err(Outcome::Interrupted);
+    }
+    if ends {
+        return Err(Outcome::Completed);
     }
     Ok(())
 }

@@ -255,7 +255,8 @@ fn the_builtin_set_has_every_tool_once() {
             "glob",
             "grep",
             "todo_write",
-            "ask_user"
+            "ask_user",
+            "terminal"
         ]
     );
     for name in set.names() {

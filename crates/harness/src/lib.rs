@@ -63,6 +63,13 @@ pub trait Harness: Send + Sync {
     fn adapt_output(&self, _call: &Item, output: ToolOutput) -> ToolOutput {
         output
     }
+
+    /// Whether this call's output ends the turn, the agent's own completion signal (e.g.
+    /// mini-swe-agent's completion marker printed by a command). Checked after the output is
+    /// recorded; the rest of the response's calls are then closed as aborted.
+    fn ends_turn(&self, _call: &Item, _output: &ToolOutput) -> bool {
+        false
+    }
 }
 
 /// What shaping needs besides the prompt.

@@ -179,6 +179,7 @@ fn full_conversation_with_reasoning_field_and_options() {
         chat_reasoning_field: Some("reasoning_content".into()),
         chat_max_tokens_field: "max_completion_tokens".into(),
         chat_tool_result_parts: true,
+        ..RenderOptions::default()
     };
     insta::assert_json_snapshot!("chat_full_reasoning_field", body(&req));
 }

@@ -155,6 +155,12 @@ pub trait ToolHandler: Send + Sync {
         input: ToolInput,
         ctx: &ToolContext,
     ) -> Result<Box<dyn PreparedCall>, ToolOutput>;
+    /// Whether harnesses that pass the engine's tools through (native, minimal) advertise
+    /// this tool. Tools that exist for one harness's execution model (terminus-2's tmux
+    /// `terminal`) say `false`; the harness that needs them binds to them directly.
+    fn advertised(&self) -> bool {
+        true
+    }
 }
 
 /// A validated call, ready to run.

@@ -141,6 +141,10 @@ impl ToolHandler for TerminalTool {
         Self::NAME
     }
 
+    fn advertised(&self) -> bool {
+        false
+    }
+
     fn spec(&self) -> ToolSpec {
         ToolSpec::function(
             Self::NAME,

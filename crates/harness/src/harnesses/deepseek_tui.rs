@@ -460,6 +460,7 @@ impl Harness for DeepseekTui {
                 chat_reasoning_field: replay.then(|| "reasoning_content".to_string()),
                 chat_max_tokens_field: "max_tokens".to_string(),
                 chat_tool_result_parts: false,
+                ..RenderOptions::default()
             },
             ..ShapedRequest::default()
         };

@@ -365,6 +365,7 @@ impl Harness for KimiCli {
                 chat_reasoning_field: replay.then(|| "reasoning_content".to_string()),
                 chat_max_tokens_field: "max_completion_tokens".to_string(),
                 chat_tool_result_parts: false,
+                ..RenderOptions::default()
             },
             extra_body,
             ..ShapedRequest::default()

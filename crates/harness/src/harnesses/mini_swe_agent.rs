@@ -164,6 +164,18 @@ impl Harness for MiniSweAgent {
             input: ToolInput::Json(json!({"command": command, "timeout_ms": COMMAND_TIMEOUT_MS})),
         })
     }
+
+    /// The agent's own completion signal: a command whose output starts with the marker line
+    /// (mini-swe-agent checks the first line of the output, not the command).
+    fn ends_turn(&self, _call: &Item, output: &ToolOutput) -> bool {
+        output.success()
+            && output
+                .text
+                .trim_start()
+                .lines()
+                .next()
+                .is_some_and(|line| line.trim() == COMPLETION_MARKER)
+    }
 }
 
 /// History as the real agent holds it: the task in the instance template, rejected replies

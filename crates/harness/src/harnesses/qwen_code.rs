@@ -277,6 +277,7 @@ impl Harness for QwenCode {
                 chat_reasoning_field: replay.then(|| "reasoning_content".to_string()),
                 chat_max_tokens_field: "max_tokens".to_string(),
                 chat_tool_result_parts: true,
+                ..RenderOptions::default()
             },
             ..ShapedRequest::default()
         };
