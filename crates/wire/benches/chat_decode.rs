@@ -45,7 +45,9 @@ fn chunk(content: &str) -> String {
 fn synthetic_text() -> Vec<u8> {
     let mut s = String::new();
     for i in 0..200 {
-        s.push_str(&chunk(&format!("\"reasoning_content\":\"step {i} of the plan\"")));
+        s.push_str(&chunk(&format!(
+            "\"reasoning_content\":\"step {i} of the plan\""
+        )));
     }
     for i in 0..400 {
         s.push_str(&chunk(&format!("\"content\":\" word{i}\"")));
@@ -56,9 +58,13 @@ fn synthetic_text() -> Vec<u8> {
 }
 
 fn synthetic_tool_call() -> Vec<u8> {
-    let mut s = chunk("\"role\":\"assistant\",\"tool_calls\":[{\"index\":0,\"id\":\"call_1\",\"type\":\"function\",\"function\":{\"name\":\"shell\",\"arguments\":\"\"}}]");
+    let mut s = chunk(
+        "\"role\":\"assistant\",\"tool_calls\":[{\"index\":0,\"id\":\"call_1\",\"type\":\"function\",\"function\":{\"name\":\"shell\",\"arguments\":\"\"}}]",
+    );
     for i in 0..100 {
-        s.push_str(&chunk(&format!("\"tool_calls\":[{{\"index\":0,\"function\":{{\"arguments\":\"part{i} \"}}}}]")));
+        s.push_str(&chunk(&format!(
+            "\"tool_calls\":[{{\"index\":0,\"function\":{{\"arguments\":\"part{i} \"}}}}]"
+        )));
     }
     s.push_str("data: {\"id\":\"chatcmpl-synthetic\",\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"tool_calls\"}]}\n\ndata: [DONE]\n\n");
     s.into_bytes()

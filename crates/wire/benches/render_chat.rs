@@ -43,8 +43,10 @@ fn history(items: usize) -> ShapedRequest {
             .map(|k| Block::ToolResult {
                 call_id: format!("call_{u}_{k}"),
                 content: vec![ResultPart::Text {
-                    text: format!("src/module_{u}.rs:{k}: fn test() {{\n\tassert_eq!(x, \"y\");\n}}\n")
-                        .repeat(12),
+                    text: format!(
+                        "src/module_{u}.rs:{k}: fn test() {{\n\tassert_eq!(x, \"y\");\n}}\n"
+                    )
+                    .repeat(12),
                 }],
                 is_error: None,
                 cache: false,
@@ -86,7 +88,9 @@ fn bench(c: &mut Criterion) {
     let mut group = c.benchmark_group("render_chat");
     for items in [100, 500, 2000] {
         let req = history(items);
-        let size = render(&req, Wire::Chat, &endpoint).map(|r| r.body.len()).unwrap_or(0);
+        let size = render(&req, Wire::Chat, &endpoint)
+            .map(|r| r.body.len())
+            .unwrap_or(0);
         eprintln!("{items} items → {size} bytes");
         group.throughput(Throughput::Elements(items as u64));
         group.bench_with_input(BenchmarkId::from_parameter(items), &req, |b, req| {

@@ -176,7 +176,12 @@ pub fn classify_transport(err: &reqwest::Error) -> ModelError {
 /// `retry-after-ms` (OpenAI) or `Retry-After` (seconds, possibly fractional, or an
 /// HTTP-date relative to `now`) in milliseconds, saturated into `u32`.
 pub fn retry_after_ms(headers: &HeaderMap, now: chrono::DateTime<chrono::Utc>) -> Option<u32> {
-    let header = |name: &str| headers.get(name).and_then(|v| v.to_str().ok()).map(str::trim);
+    let header = |name: &str| {
+        headers
+            .get(name)
+            .and_then(|v| v.to_str().ok())
+            .map(str::trim)
+    };
     if let Some(ms) = header("retry-after-ms").and_then(|v| v.parse::<f64>().ok())
         && ms.is_finite()
         && ms >= 0.0
@@ -191,7 +196,9 @@ pub fn retry_after_ms(headers: &HeaderMap, now: chrono::DateTime<chrono::Utc>) -
         return None;
     }
     let date = chrono::DateTime::parse_from_rfc2822(value).ok()?;
-    let ms = (date.with_timezone(&chrono::Utc) - now).num_milliseconds().max(0);
+    let ms = (date.with_timezone(&chrono::Utc) - now)
+        .num_milliseconds()
+        .max(0);
     Some(u32::try_from(ms).unwrap_or(u32::MAX))
 }
 
@@ -398,11 +405,21 @@ mod tests {
         let e = classify_http(429, &none, quota);
         assert_eq!(e.kind, ErrorKind::QuotaExhausted);
         assert!(!e.retryable);
-        let overloaded = br#"{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}"#;
-        assert_eq!(classify_http(529, &none, overloaded).kind, ErrorKind::Overloaded);
-        assert_eq!(classify_http(500, &none, overloaded).kind, ErrorKind::Overloaded);
+        let overloaded =
+            br#"{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}"#;
+        assert_eq!(
+            classify_http(529, &none, overloaded).kind,
+            ErrorKind::Overloaded
+        );
+        assert_eq!(
+            classify_http(500, &none, overloaded).kind,
+            ErrorKind::Overloaded
+        );
         // A 400 that merely mentions overload stays a bad request.
-        assert_eq!(classify_http(400, &none, overloaded).kind, ErrorKind::BadRequest);
+        assert_eq!(
+            classify_http(400, &none, overloaded).kind,
+            ErrorKind::BadRequest
+        );
     }
 
     #[test]
@@ -429,21 +446,39 @@ mod tests {
         let now = chrono::DateTime::parse_from_rfc3339("2026-01-01T00:00:00Z")
             .unwrap()
             .with_timezone(&chrono::Utc);
-        assert_eq!(retry_after_ms(&headers(&[("retry-after", "3")]), now), Some(3000));
-        assert_eq!(retry_after_ms(&headers(&[("retry-after", "0.5")]), now), Some(500));
         assert_eq!(
-            retry_after_ms(&headers(&[("retry-after", "Thu, 01 Jan 2026 00:00:07 GMT")]), now),
+            retry_after_ms(&headers(&[("retry-after", "3")]), now),
+            Some(3000)
+        );
+        assert_eq!(
+            retry_after_ms(&headers(&[("retry-after", "0.5")]), now),
+            Some(500)
+        );
+        assert_eq!(
+            retry_after_ms(
+                &headers(&[("retry-after", "Thu, 01 Jan 2026 00:00:07 GMT")]),
+                now
+            ),
             Some(7000)
         );
         assert_eq!(
-            retry_after_ms(&headers(&[("retry-after", "Wed, 31 Dec 2025 00:00:07 GMT")]), now),
+            retry_after_ms(
+                &headers(&[("retry-after", "Wed, 31 Dec 2025 00:00:07 GMT")]),
+                now
+            ),
             Some(0)
         );
         assert_eq!(
-            retry_after_ms(&headers(&[("retry-after-ms", "250"), ("retry-after", "9")]), now),
+            retry_after_ms(
+                &headers(&[("retry-after-ms", "250"), ("retry-after", "9")]),
+                now
+            ),
             Some(250)
         );
-        assert_eq!(retry_after_ms(&headers(&[("retry-after", "soon")]), now), None);
+        assert_eq!(
+            retry_after_ms(&headers(&[("retry-after", "soon")]), now),
+            None
+        );
         assert_eq!(retry_after_ms(&HeaderMap::new(), now), None);
     }
 
@@ -463,20 +498,32 @@ mod tests {
         assert_eq!(e.kind, ErrorKind::ProviderError);
         assert!(!e.retryable);
         let openrouter = json!({"code": 400, "message": "Token limit reached"});
-        assert_eq!(classify_stream_error(&openrouter).kind, ErrorKind::ProviderError);
+        assert_eq!(
+            classify_stream_error(&openrouter).kind,
+            ErrorKind::ProviderError
+        );
         let rate = json!({"code": 429, "message": "Provider returned error"});
         assert_eq!(classify_stream_error(&rate).kind, ErrorKind::RateLimit);
         let upstream = json!({"code": 502, "message": "Upstream error"});
-        assert_eq!(classify_stream_error(&upstream).kind, ErrorKind::ServerError);
+        assert_eq!(
+            classify_stream_error(&upstream).kind,
+            ErrorKind::ServerError
+        );
         let ctx = json!({"message": "This model's maximum context length is 8192 tokens"});
         assert_eq!(
             classify_stream_error(&ctx).kind,
             ErrorKind::ContextLengthExceeded
         );
         let quota = json!({"type":"insufficient_quota","message":"no credit"});
-        assert_eq!(classify_stream_error(&quota).kind, ErrorKind::QuotaExhausted);
+        assert_eq!(
+            classify_stream_error(&quota).kind,
+            ErrorKind::QuotaExhausted
+        );
         let overloaded = json!({"type":"overloaded_error","message":"Overloaded"});
-        assert_eq!(classify_stream_error(&overloaded).kind, ErrorKind::Overloaded);
+        assert_eq!(
+            classify_stream_error(&overloaded).kind,
+            ErrorKind::Overloaded
+        );
         assert_eq!(
             classify_stream_error_bytes(b"upstream went away").message,
             "provider error in stream: upstream went away"

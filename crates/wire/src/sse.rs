@@ -152,7 +152,14 @@ impl SseFramer {
                     if buf[end] == b'\n' {
                         (end, end + 1)
                     } else if end + 1 < buf.len() {
-                        (end, if buf[end + 1] == b'\n' { end + 2 } else { end + 1 })
+                        (
+                            end,
+                            if buf[end + 1] == b'\n' {
+                                end + 2
+                            } else {
+                                end + 1
+                            },
+                        )
                     } else {
                         // CR as the last byte: the line is complete, an LF may follow.
                         self.skip_lf = true;
@@ -323,10 +330,10 @@ mod tests {
 
     #[test]
     fn only_one_space_after_the_colon_is_removed() {
-        assert_eq!(frames_of(&[b"data:  two\n\ndata:none\n\n"]), vec![
-            f("", " two"),
-            f("", "none")
-        ]);
+        assert_eq!(
+            frames_of(&[b"data:  two\n\ndata:none\n\n"]),
+            vec![f("", " two"), f("", "none")]
+        );
     }
 
     #[test]
@@ -344,7 +351,10 @@ mod tests {
 
     #[test]
     fn bom_is_skipped_even_when_split() {
-        assert_eq!(frames_of(&[b"\xEF", b"\xBB\xBFdata: a\n\n"]), vec![f("", "a")]);
+        assert_eq!(
+            frames_of(&[b"\xEF", b"\xBB\xBFdata: a\n\n"]),
+            vec![f("", "a")]
+        );
     }
 
     #[test]
@@ -353,7 +363,14 @@ mod tests {
         assert_eq!(got[1].data, "[DONE]");
         assert!(got[1].at_eof);
         let got = frames_of(&[b"data: {\"x\"\n"]);
-        assert_eq!(got, vec![Owned { event: "".into(), data: "{\"x\"".into(), at_eof: true }]);
+        assert_eq!(
+            got,
+            vec![Owned {
+                event: "".into(),
+                data: "{\"x\"".into(),
+                at_eof: true
+            }]
+        );
     }
 
     #[test]
@@ -363,7 +380,11 @@ mod tests {
         let whole = frames_of(&[body]);
         for i in 0..=body.len() {
             for j in i..=body.len() {
-                assert_eq!(frames_of(&[&body[..i], &body[i..j], &body[j..]]), whole, "{i} {j}");
+                assert_eq!(
+                    frames_of(&[&body[..i], &body[i..j], &body[j..]]),
+                    whole,
+                    "{i} {j}"
+                );
             }
         }
     }

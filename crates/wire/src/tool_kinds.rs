@@ -72,7 +72,9 @@ fn responses_tool_kinds(tools: &[ToolSpec]) -> ToolKinds {
     for tool in tools {
         let unique = tools.iter().filter(|t| t.name == tool.name).count() == 1;
         if tool.namespace.is_none() || unique {
-            kinds.entry(tool.name.clone()).or_insert_with(|| kind_of(tool));
+            kinds
+                .entry(tool.name.clone())
+                .or_insert_with(|| kind_of(tool));
         }
     }
     kinds
@@ -141,7 +143,9 @@ fn unique_name(base: &str, used: &BTreeSet<String>) -> String {
     let mut n: u32 = 2;
     loop {
         let suffix = format!("_{n}");
-        let keep = MAX_TOOL_NAME_LEN.saturating_sub(suffix.len()).min(base.len());
+        let keep = MAX_TOOL_NAME_LEN
+            .saturating_sub(suffix.len())
+            .min(base.len());
         // `base` is ASCII (see `flat_name`), so any byte index is a char boundary.
         let candidate = format!("{}{}", &base[..keep], suffix);
         if !used.contains(&candidate) {
@@ -217,7 +221,10 @@ mod tests {
     #[test]
     fn responses_keeps_names() {
         let tools = vec![ns("github", "create_issue")];
-        assert_eq!(wire_tool_names(&tools, Wire::Responses), vec!["create_issue"]);
+        assert_eq!(
+            wire_tool_names(&tools, Wire::Responses),
+            vec!["create_issue"]
+        );
     }
 
     #[test]
@@ -250,6 +257,9 @@ mod tests {
             ToolSpec::freeform("apply_patch", "patch"),
             ns("github", "create_issue"),
         ];
-        assert_eq!(tool_kinds(&tools, Wire::Messages), tool_kinds(&tools, Wire::Chat));
+        assert_eq!(
+            tool_kinds(&tools, Wire::Messages),
+            tool_kinds(&tools, Wire::Chat)
+        );
     }
 }

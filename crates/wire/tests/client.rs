@@ -9,7 +9,9 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use support::server::{Reply, TestServer, http, sse, sse_head_and_body};
-use tack_protocol::{ErrorKind, Exchange, Item, ModelError, REDACTED, StopReason, StreamEvent, Wire};
+use tack_protocol::{
+    ErrorKind, Exchange, Item, ModelError, REDACTED, StopReason, StreamEvent, Wire,
+};
 use tack_wire::client::{
     Auth, ClientConfig, ExchangeMeta, ExchangeSink, ModelClient, ResponseStream, RetryPolicy,
     Sampling,
@@ -45,7 +47,10 @@ impl Records {
         for exchange in self.all() {
             let text = serde_json::to_string(&exchange).unwrap();
             assert!(!text.contains(CANARY), "key leaked into {text}");
-            assert!(!text.contains("canary-7f3a"), "part of the key leaked into {text}");
+            assert!(
+                !text.contains("canary-7f3a"),
+                "part of the key leaked into {text}"
+            );
         }
     }
 }
@@ -117,7 +122,9 @@ async fn streams_events_and_records_the_exchange() {
     let server = TestServer::start(vec![Reply::Raw(sse(STREAM))]).await;
     let records = Records::default();
     let req = request(&server.base_url(), true);
-    let mut stream = open(&client(3), &req, &records, CancellationToken::new()).await.unwrap();
+    let mut stream = open(&client(3), &req, &records, CancellationToken::new())
+        .await
+        .unwrap();
     let events = drain(&mut stream).await;
     let texts: Vec<String> = events
         .iter()
@@ -129,13 +136,22 @@ async fn streams_events_and_records_the_exchange() {
     assert_eq!(texts, ["Hel", "lo"]);
     assert!(matches!(
         events.last(),
-        Some(Ok(StreamEvent::Completed { stop_reason: StopReason::EndTurn, .. }))
+        Some(Ok(StreamEvent::Completed {
+            stop_reason: StopReason::EndTurn,
+            ..
+        }))
     ));
 
     let received = server.received();
     assert_eq!(received.len(), 1);
-    assert_eq!(received[0].request_line, "POST /v1/chat/completions HTTP/1.1");
-    assert_eq!(received[0].header("authorization"), Some(format!("Bearer {CANARY}").as_str()));
+    assert_eq!(
+        received[0].request_line,
+        "POST /v1/chat/completions HTTP/1.1"
+    );
+    assert_eq!(
+        received[0].header("authorization"),
+        Some(format!("Bearer {CANARY}").as_str())
+    );
     assert_eq!(received[0].header("accept"), Some("text/event-stream"));
     assert_eq!(received[0].body, req.body);
 
@@ -152,9 +168,22 @@ async fn streams_events_and_records_the_exchange() {
     assert_eq!(ex.summary.usage.map(|u| u.input_tokens), Some(5));
     assert_eq!(ex.request_body.as_bytes(), &req.body[..]);
     let names: Vec<&str> = ex.request_headers.iter().map(|h| h.name.as_str()).collect();
-    assert_eq!(names, ["content-type", "accept", "x-title", "user-agent", "authorization"]);
+    assert_eq!(
+        names,
+        [
+            "content-type",
+            "accept",
+            "x-title",
+            "user-agent",
+            "authorization"
+        ]
+    );
     assert_eq!(ex.request_headers[4].value, REDACTED);
-    let cookie = ex.response_headers.iter().find(|h| h.name == "set-cookie").unwrap();
+    let cookie = ex
+        .response_headers
+        .iter()
+        .find(|h| h.name == "set-cookie")
+        .unwrap();
     assert_eq!(cookie.value, REDACTED);
     let body: String = ex.response_chunks.iter().map(|c| c.data.as_str()).collect();
     assert_eq!(body.as_bytes(), STREAM);
@@ -169,7 +198,11 @@ async fn unauthorized_is_auth_without_retry_and_without_the_key() {
         r#"{{"error":{{"message":"Incorrect API key provided: {CANARY}","type":"invalid_request_error","code":"invalid_api_key"}}}}"#
     );
     let server = TestServer::start(vec![
-        Reply::Raw(http("401 Unauthorized", &[("content-type", "application/json")], body.as_bytes())),
+        Reply::Raw(http(
+            "401 Unauthorized",
+            &[("content-type", "application/json")],
+            body.as_bytes(),
+        )),
         Reply::Raw(sse(STREAM)),
     ])
     .await;
@@ -182,7 +215,11 @@ async fn unauthorized_is_auth_without_retry_and_without_the_key() {
     assert_eq!(err.kind, ErrorKind::Auth);
     assert_eq!(err.status, Some(401));
     assert!(!err.retryable);
-    assert!(err.message.contains("Incorrect API key provided"), "{}", err.message);
+    assert!(
+        err.message.contains("Incorrect API key provided"),
+        "{}",
+        err.message
+    );
     assert!(!err.message.contains(CANARY), "{}", err.message);
     assert!(err.hint.is_some());
     assert_eq!(server.received().len(), 1, "401 is never retried");
@@ -195,15 +232,24 @@ async fn unauthorized_is_auth_without_retry_and_without_the_key() {
 #[tokio::test]
 async fn rate_limit_honours_retry_after_then_succeeds() {
     let server = TestServer::start(vec![
-        Reply::Raw(http("429 Too Many Requests", &[("retry-after", "1")], b"slow down")),
+        Reply::Raw(http(
+            "429 Too Many Requests",
+            &[("retry-after", "1")],
+            b"slow down",
+        )),
         Reply::Raw(sse(STREAM)),
     ])
     .await;
     let records = Records::default();
     let req = request(&server.base_url(), true);
-    let mut stream = open(&client(3), &req, &records, CancellationToken::new()).await.unwrap();
+    let mut stream = open(&client(3), &req, &records, CancellationToken::new())
+        .await
+        .unwrap();
     let events = drain(&mut stream).await;
-    assert!(matches!(events.last(), Some(Ok(StreamEvent::Completed { .. }))));
+    assert!(matches!(
+        events.last(),
+        Some(Ok(StreamEvent::Completed { .. }))
+    ));
     assert_eq!(server.received().len(), 2);
     let all = records.all();
     assert_eq!(all.len(), 2, "both attempts are recorded");
@@ -220,18 +266,28 @@ async fn rate_limit_honours_retry_after_then_succeeds() {
 #[tokio::test]
 async fn server_error_is_retried() {
     let server = TestServer::start(vec![
-        Reply::Raw(http("500 Internal Server Error", &[], b"{\"error\":{\"message\":\"boom\"}}")),
+        Reply::Raw(http(
+            "500 Internal Server Error",
+            &[],
+            b"{\"error\":{\"message\":\"boom\"}}",
+        )),
         Reply::Raw(sse(STREAM)),
     ])
     .await;
     let records = Records::default();
     let req = request(&server.base_url(), true);
-    let mut stream = open(&client(3), &req, &records, CancellationToken::new()).await.unwrap();
+    let mut stream = open(&client(3), &req, &records, CancellationToken::new())
+        .await
+        .unwrap();
     assert!(matches!(
         drain(&mut stream).await.last(),
         Some(Ok(StreamEvent::Completed { .. }))
     ));
-    let outcomes: Vec<String> = records.all().into_iter().map(|e| e.summary.outcome).collect();
+    let outcomes: Vec<String> = records
+        .all()
+        .into_iter()
+        .map(|e| e.summary.outcome)
+        .collect();
     assert_eq!(outcomes, ["server_error", "ok"]);
     records.assert_no_canary();
 }
@@ -268,10 +324,17 @@ async fn unreachable_port_is_unreachable() {
         .unwrap();
     assert_eq!(err.kind, ErrorKind::Unreachable);
     assert!(err.hint.as_deref().unwrap().contains("base URL"));
-    assert!(!err.message.contains("127.0.0.1"), "no URL in messages: {}", err.message);
+    assert!(
+        !err.message.contains("127.0.0.1"),
+        "no URL in messages: {}",
+        err.message
+    );
     let all = records.all();
     assert_eq!(all.len(), 2, "connection errors are retried");
-    assert!(all.iter().all(|e| e.summary.outcome == "unreachable" && e.summary.status.is_none()));
+    assert!(
+        all.iter()
+            .all(|e| e.summary.outcome == "unreachable" && e.summary.status.is_none())
+    );
     records.assert_no_canary();
 }
 
@@ -282,7 +345,9 @@ async fn body_cut_mid_stream_is_truncated_and_not_retried() {
     let server = TestServer::start(vec![Reply::Raw(cut), Reply::Raw(sse(STREAM))]).await;
     let records = Records::default();
     let req = request(&server.base_url(), true);
-    let mut stream = open(&client(4), &req, &records, CancellationToken::new()).await.unwrap();
+    let mut stream = open(&client(4), &req, &records, CancellationToken::new())
+        .await
+        .unwrap();
     let events = drain(&mut stream).await;
     assert!(matches!(events[0], Ok(StreamEvent::Created { .. })));
     assert!(matches!(&events[1], Ok(StreamEvent::TextDelta { text }) if text == "Hel"));
@@ -291,10 +356,16 @@ async fn body_cut_mid_stream_is_truncated_and_not_retried() {
     };
     assert_eq!(err.kind, ErrorKind::StreamTruncated);
     assert!(
-        !events.iter().any(|e| matches!(e, Ok(StreamEvent::ItemDone { .. }))),
+        !events
+            .iter()
+            .any(|e| matches!(e, Ok(StreamEvent::ItemDone { .. }))),
         "no item from a truncated response"
     );
-    assert_eq!(server.received().len(), 1, "never retried after the first byte");
+    assert_eq!(
+        server.received().len(),
+        1,
+        "never retried after the first byte"
+    );
     drop(stream);
     let all = records.all();
     assert_eq!(all.len(), 1);
@@ -306,15 +377,25 @@ async fn body_cut_mid_stream_is_truncated_and_not_retried() {
 async fn cancelling_mid_stream_closes_the_connection() {
     let first = &STREAM[..STREAM.windows(2).position(|w| w == b"\n\n").unwrap() + 2];
     let (closed_tx, closed_rx) = oneshot::channel();
-    let server =
-        TestServer::start(vec![Reply::Hold(sse_head_and_body(STREAM.len(), first), closed_tx)])
-            .await;
+    let server = TestServer::start(vec![Reply::Hold(
+        sse_head_and_body(STREAM.len(), first),
+        closed_tx,
+    )])
+    .await;
     let records = Records::default();
     let req = request(&server.base_url(), true);
     let cancel = CancellationToken::new();
-    let mut stream = open(&client(1), &req, &records, cancel.clone()).await.unwrap();
-    assert!(matches!(stream.next().await, Some(Ok(StreamEvent::Created { .. }))));
-    assert!(matches!(stream.next().await, Some(Ok(StreamEvent::TextDelta { .. }))));
+    let mut stream = open(&client(1), &req, &records, cancel.clone())
+        .await
+        .unwrap();
+    assert!(matches!(
+        stream.next().await,
+        Some(Ok(StreamEvent::Created { .. }))
+    ));
+    assert!(matches!(
+        stream.next().await,
+        Some(Ok(StreamEvent::TextDelta { .. }))
+    ));
     cancel.cancel();
     let Some(Err(err)) = stream.next().await else {
         panic!("expected the cancellation error");
@@ -338,12 +419,16 @@ async fn cancelling_mid_stream_closes_the_connection() {
 async fn dropping_the_stream_records_a_cancelled_exchange() {
     let first = &STREAM[..STREAM.windows(2).position(|w| w == b"\n\n").unwrap() + 2];
     let (closed_tx, closed_rx) = oneshot::channel();
-    let server =
-        TestServer::start(vec![Reply::Hold(sse_head_and_body(STREAM.len(), first), closed_tx)])
-            .await;
+    let server = TestServer::start(vec![Reply::Hold(
+        sse_head_and_body(STREAM.len(), first),
+        closed_tx,
+    )])
+    .await;
     let records = Records::default();
     let req = request(&server.base_url(), true);
-    let stream = open(&client(1), &req, &records, CancellationToken::new()).await.unwrap();
+    let stream = open(&client(1), &req, &records, CancellationToken::new())
+        .await
+        .unwrap();
     drop(stream);
     tokio::time::timeout(Duration::from_secs(10), closed_rx)
         .await
@@ -366,9 +451,18 @@ async fn non_streaming_reply_becomes_the_same_events() {
     let records = Records::default();
     let req = request(&server.base_url(), false);
     assert!(!req.stream);
-    let mut stream = open(&client(1), &req, &records, CancellationToken::new()).await.unwrap();
-    let events: Vec<StreamEvent> = drain(&mut stream).await.into_iter().map(Result::unwrap).collect();
-    assert_ne!(server.received()[0].header("accept"), Some("text/event-stream"));
+    let mut stream = open(&client(1), &req, &records, CancellationToken::new())
+        .await
+        .unwrap();
+    let events: Vec<StreamEvent> = drain(&mut stream)
+        .await
+        .into_iter()
+        .map(Result::unwrap)
+        .collect();
+    assert_ne!(
+        server.received()[0].header("accept"),
+        Some("text/event-stream")
+    );
     let kinds: Vec<&str> = events
         .iter()
         .map(|e| match e {
@@ -377,9 +471,15 @@ async fn non_streaming_reply_becomes_the_same_events() {
             StreamEvent::ReasoningDelta { .. } => "reasoning",
             StreamEvent::ToolCallStarted { .. } => "started",
             StreamEvent::ToolCallDelta { .. } => "delta",
-            StreamEvent::ItemDone { item: Item::Reasoning(_) } => "reasoning_item",
-            StreamEvent::ItemDone { item: Item::Message(_) } => "message_item",
-            StreamEvent::ItemDone { item: Item::FunctionCall(_) } => "call_item",
+            StreamEvent::ItemDone {
+                item: Item::Reasoning(_),
+            } => "reasoning_item",
+            StreamEvent::ItemDone {
+                item: Item::Message(_),
+            } => "message_item",
+            StreamEvent::ItemDone {
+                item: Item::FunctionCall(_),
+            } => "call_item",
             StreamEvent::ItemDone { .. } => "other_item",
             StreamEvent::Usage { .. } => "usage",
             StreamEvent::Completed { .. } => "completed",
@@ -402,7 +502,10 @@ async fn non_streaming_reply_becomes_the_same_events() {
     );
     assert!(matches!(
         events.last(),
-        Some(StreamEvent::Completed { stop_reason: StopReason::ToolCalls, .. })
+        Some(StreamEvent::Completed {
+            stop_reason: StopReason::ToolCalls,
+            ..
+        })
     ));
     records.assert_no_canary();
 }
@@ -416,9 +519,14 @@ async fn echoed_key_in_a_stream_is_scrubbed_from_the_record() {
     let server = TestServer::start(vec![Reply::Raw(sse(body.as_bytes()))]).await;
     let records = Records::default();
     let req = request(&server.base_url(), true);
-    let mut stream = open(&client(1), &req, &records, CancellationToken::new()).await.unwrap();
+    let mut stream = open(&client(1), &req, &records, CancellationToken::new())
+        .await
+        .unwrap();
     let events = drain(&mut stream).await;
-    assert!(matches!(events.last(), Some(Ok(StreamEvent::Completed { .. }))));
+    assert!(matches!(
+        events.last(),
+        Some(Ok(StreamEvent::Completed { .. }))
+    ));
     records.assert_no_canary();
     let ex = &records.all()[0];
     assert!(ex.response_chunks.iter().any(|c| c.data.contains(REDACTED)));
@@ -441,16 +549,24 @@ fn client_with_idle(max_attempts: u32, idle: Duration) -> ModelClient {
 async fn a_silent_stream_times_out() {
     let first = &STREAM[..STREAM.windows(2).position(|w| w == b"\n\n").unwrap() + 2];
     let (closed_tx, closed_rx) = oneshot::channel();
-    let server =
-        TestServer::start(vec![Reply::Hold(sse_head_and_body(STREAM.len(), first), closed_tx)])
-            .await;
+    let server = TestServer::start(vec![Reply::Hold(
+        sse_head_and_body(STREAM.len(), first),
+        closed_tx,
+    )])
+    .await;
     let records = Records::default();
     let req = request(&server.base_url(), true);
     let client = client_with_idle(3, Duration::from_millis(300));
-    let mut stream = open(&client, &req, &records, CancellationToken::new()).await.unwrap();
+    let mut stream = open(&client, &req, &records, CancellationToken::new())
+        .await
+        .unwrap();
     let events = drain(&mut stream).await;
     assert_eq!(last_kind(&events), Some(ErrorKind::Timeout));
-    assert!(!events.iter().any(|e| matches!(e, Ok(StreamEvent::ItemDone { .. }))));
+    assert!(
+        !events
+            .iter()
+            .any(|e| matches!(e, Ok(StreamEvent::ItemDone { .. })))
+    );
     tokio::time::timeout(Duration::from_secs(10), closed_rx)
         .await
         .expect("the connection was not closed")
@@ -495,14 +611,23 @@ async fn redirects_are_reported_not_followed() {
         .err()
         .unwrap();
     assert_eq!(err.kind, ErrorKind::BadRequest);
-    assert!(err.message.contains("redirected to https://elsewhere.example"), "{}", err.message);
+    assert!(
+        err.message
+            .contains("redirected to https://elsewhere.example"),
+        "{}",
+        err.message
+    );
     assert_eq!(server.received().len(), 1);
 }
 
 #[tokio::test]
 async fn a_retry_after_beyond_the_cap_is_returned_to_the_caller() {
     let server = TestServer::start(vec![
-        Reply::Raw(http("429 Too Many Requests", &[("retry-after", "3600")], b"")),
+        Reply::Raw(http(
+            "429 Too Many Requests",
+            &[("retry-after", "3600")],
+            b"",
+        )),
         Reply::Raw(sse(STREAM)),
     ])
     .await;

@@ -118,8 +118,15 @@ fn truncated_mid_tool_call_yields_no_items() {
     let events = decode(&own("truncated-mid-tool-call"));
     assert_eq!(last_error(&events).kind, ErrorKind::StreamTruncated);
     assert!(last_error(&events).retryable);
-    assert!(items(&events).is_empty(), "no item from a truncated response");
-    assert!(events.iter().any(|e| matches!(e, Ok(StreamEvent::ToolCallStarted { .. }))));
+    assert!(
+        items(&events).is_empty(),
+        "no item from a truncated response"
+    );
+    assert!(
+        events
+            .iter()
+            .any(|e| matches!(e, Ok(StreamEvent::ToolCallStarted { .. })))
+    );
 }
 
 #[test]
@@ -139,8 +146,16 @@ fn missing_index_is_keyed_by_id_then_continues_the_last_call() {
     assert_eq!(
         calls(&events),
         [
-            ("call_x".into(), "read_file".into(), r#"{"path":"a.txt"}"#.into()),
-            ("call_y".into(), "read_file".into(), r#"{"path":"b.txt"}"#.into()),
+            (
+                "call_x".into(),
+                "read_file".into(),
+                r#"{"path":"a.txt"}"#.into()
+            ),
+            (
+                "call_y".into(),
+                "read_file".into(),
+                r#"{"path":"b.txt"}"#.into()
+            ),
             ("call_chatcmpl-n1_2".into(), "list_dir".into(), "{}".into()),
         ]
     );
@@ -153,7 +168,11 @@ fn empty_and_null_ids_on_continuations_are_ignored() {
     let events = decode(&own("empty-id-continuations"));
     assert_eq!(
         calls(&events),
-        [("call_1".into(), "grep".into(), r#"{"pattern":"fn main"}"#.into())]
+        [(
+            "call_1".into(),
+            "grep".into(),
+            r#"{"pattern":"fn main"}"#.into()
+        )]
     );
 }
 
@@ -163,7 +182,10 @@ fn duplicate_and_missing_call_ids_are_made_unique() {
     let ids: Vec<String> = calls(&events).into_iter().map(|c| c.0).collect();
     assert_eq!(ids, ["call_0", "call_0_2", "call_chatcmpl-d1_2"]);
     let item_ids: Vec<String> = items(&events).iter().map(|i| i.id().to_string()).collect();
-    assert_eq!(item_ids, ["chatcmpl-d1-fc0", "chatcmpl-d1-fc1", "chatcmpl-d1-fc2"]);
+    assert_eq!(
+        item_ids,
+        ["chatcmpl-d1-fc0", "chatcmpl-d1-fc1", "chatcmpl-d1-fc2"]
+    );
 }
 
 #[test]
@@ -201,7 +223,10 @@ fn done_before_any_finish_reason_is_truncation() {
     assert!(last_error(&events).message.contains("[DONE]"));
     assert_eq!(decode(b"").len(), 1);
     assert_eq!(last_error(&decode(b"")).kind, ErrorKind::StreamTruncated);
-    assert_eq!(last_error(&decode(b": keep-alive\n\n")).kind, ErrorKind::StreamTruncated);
+    assert_eq!(
+        last_error(&decode(b": keep-alive\n\n")).kind,
+        ErrorKind::StreamTruncated
+    );
 }
 
 #[test]
@@ -233,7 +258,10 @@ fn tool_kinds_restore_custom_and_namespaced_calls() {
     let got = items(&decode_with(kinds, &body));
     match &got[0] {
         Item::CustomToolCall(c) => {
-            assert_eq!((c.call_id.as_str(), c.name.as_str(), c.input.as_str()), ("c1", "apply_patch", patch));
+            assert_eq!(
+                (c.call_id.as_str(), c.name.as_str(), c.input.as_str()),
+                ("c1", "apply_patch", patch)
+            );
         }
         other => panic!("{other:?}"),
     }
@@ -311,7 +339,10 @@ fn reasoning_and_message_items_have_deterministic_ids_and_origin() {
         Ok(StreamEvent::Created { response_id: Some(id), model: Some(model) }) if id == "r7" && model == "deepseek-reasoner"
     ));
     assert_eq!(
-        events.iter().filter(|e| matches!(e, Ok(StreamEvent::Created { .. }))).count(),
+        events
+            .iter()
+            .filter(|e| matches!(e, Ok(StreamEvent::Created { .. })))
+            .count(),
         1
     );
 }
@@ -320,11 +351,17 @@ fn reasoning_and_message_items_have_deterministic_ids_and_origin() {
 fn provider_errors_end_the_stream() {
     let events = decode(b"event: error\ndata: upstream reset\n\n");
     assert_eq!(last_error(&events).kind, ErrorKind::ProviderError);
-    let events = decode(&sse(&[json!({"id":"r","error":{"code":429,"message":"rate limited upstream"},"choices":[]})]));
+    let events = decode(&sse(&[
+        json!({"id":"r","error":{"code":429,"message":"rate limited upstream"},"choices":[]}),
+    ]));
     assert_eq!(last_error(&events).kind, ErrorKind::RateLimit);
-    let events = decode(&sse(&[json!({"error":{"message":"This model's maximum context length is 4096 tokens","code":"context_length_exceeded"}})]));
+    let events = decode(&sse(&[
+        json!({"error":{"message":"This model's maximum context length is 4096 tokens","code":"context_length_exceeded"}}),
+    ]));
     assert_eq!(last_error(&events).kind, ErrorKind::ContextLengthExceeded);
-    let events = decode(&sse(&[json!({"id":"r","choices":[{"index":0,"delta":{},"finish_reason":"error"}]})]));
+    let events = decode(&sse(&[
+        json!({"id":"r","choices":[{"index":0,"delta":{},"finish_reason":"error"}]}),
+    ]));
     assert_eq!(last_error(&events).kind, ErrorKind::ProviderError);
 }
 

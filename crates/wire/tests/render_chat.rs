@@ -146,7 +146,12 @@ fn conversation() -> ShapedRequest {
 }
 
 fn rendered(req: &ShapedRequest) -> RenderedRequest {
-    render(req, Wire::Chat, &Endpoint::new("https://api.example.com/v1/")).unwrap()
+    render(
+        req,
+        Wire::Chat,
+        &Endpoint::new("https://api.example.com/v1/"),
+    )
+    .unwrap()
 }
 
 fn body(req: &ShapedRequest) -> Value {
@@ -208,9 +213,15 @@ fn extra_body_overrides_in_place_and_appends() {
     req.query.push(("beta".into(), "true".into()));
     req.headers.push(("X-Title".into(), "Tack".into()));
     let out = rendered(&req);
-    assert_eq!(out.url, "https://api.example.com/v1/chat/completions?beta=true");
+    assert_eq!(
+        out.url,
+        "https://api.example.com/v1/chat/completions?beta=true"
+    );
     assert!(!out.stream, "extra_body decides the final stream flag");
-    assert_eq!(out.headers.last().unwrap(), &("x-title".to_string(), "Tack".to_string()));
+    assert_eq!(
+        out.headers.last().unwrap(),
+        &("x-title".to_string(), "Tack".to_string())
+    );
     let v: Value = serde_json::from_slice(&out.body).unwrap();
     let keys: Vec<&str> = v.as_object().unwrap().keys().map(String::as_str).collect();
     assert_eq!(
@@ -310,7 +321,10 @@ fn tool_names_match_tool_kinds() {
         .map(|t| t["function"]["name"].as_str().unwrap().to_string())
         .collect();
     let kinds = tool_kinds(&req.tools, Wire::Chat);
-    assert_eq!(names, ["shell", "read_file", "apply_patch", "github_create_issue"]);
+    assert_eq!(
+        names,
+        ["shell", "read_file", "apply_patch", "github_create_issue"]
+    );
     assert!(names.iter().all(|n| kinds.contains_key(n)));
     assert_eq!(kinds["apply_patch"], ToolKind::Custom);
 }

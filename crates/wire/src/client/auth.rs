@@ -123,13 +123,28 @@ mod tests {
     #[test]
     fn headers_per_scheme() {
         let key = SecretString::new("k-12345678");
-        let bearer = Auth { scheme: AuthScheme::Bearer, key: key.clone() }.header().unwrap();
+        let bearer = Auth {
+            scheme: AuthScheme::Bearer,
+            key: key.clone(),
+        }
+        .header()
+        .unwrap();
         assert_eq!(bearer.0, "authorization");
         assert_eq!(bearer.1.to_str().unwrap(), "Bearer k-12345678");
         assert!(bearer.1.is_sensitive());
-        let x = Auth { scheme: AuthScheme::XApiKey, key: key.clone() }.header().unwrap();
+        let x = Auth {
+            scheme: AuthScheme::XApiKey,
+            key: key.clone(),
+        }
+        .header()
+        .unwrap();
         assert_eq!(x.0, "x-api-key");
-        let custom = Auth { scheme: AuthScheme::Header("Api-Key".into()), key }.header().unwrap();
+        let custom = Auth {
+            scheme: AuthScheme::Header("Api-Key".into()),
+            key,
+        }
+        .header()
+        .unwrap();
         assert_eq!(custom.0, "api-key");
         let bad = Auth::bearer("line\nbreak").header().unwrap_err();
         assert_eq!(bad.kind, ErrorKind::Config);

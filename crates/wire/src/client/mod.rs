@@ -198,9 +198,7 @@ impl ModelClient {
                         scrub_error(&mut error, secret);
                     }
                     sink(recorder.finish(Some(&error)));
-                    let delay = policy
-                        .delay_after(attempt, &error)
-                        .filter(|_| retry_safe);
+                    let delay = policy.delay_after(attempt, &error).filter(|_| retry_safe);
                     let Some(delay) = delay else {
                         tracing::warn!(kind = %error.kind, message = %error.message, "request failed");
                         return Err(error);
@@ -364,7 +362,10 @@ impl Prepared {
         let mut secret = None;
         if let Some(auth) = sampling.auth {
             let (name, value) = auth.header()?;
-            recorded.push((name.as_str().to_string(), tack_protocol::REDACTED.to_string()));
+            recorded.push((
+                name.as_str().to_string(),
+                tack_protocol::REDACTED.to_string(),
+            ));
             headers.insert(name, value);
             secret = Some(Arc::from(auth.key.expose()));
         }

@@ -14,8 +14,8 @@ use memchr::memmem;
 use reqwest::header::HeaderMap;
 use serde_json::Value;
 use tack_protocol::{
-    ErrorKind, Exchange, ExchangeSummary, Header, ModelError, REDACTED, ResponseChunk,
-    StreamEvent, Usage, Wire, is_secret_header,
+    ErrorKind, Exchange, ExchangeSummary, Header, ModelError, REDACTED, ResponseChunk, StreamEvent,
+    Usage, Wire, is_secret_header,
 };
 
 use crate::RenderedRequest;
@@ -145,7 +145,9 @@ impl Recorder {
             }
             Err(_) => String::from_utf8_lossy(bytes).into_owned(),
         };
-        self.exchange.response_chunks.push(ResponseChunk { t_ms, data });
+        self.exchange
+            .response_chunks
+            .push(ResponseChunk { t_ms, data });
     }
 
     /// Records a decoded event.
@@ -167,7 +169,9 @@ impl Recorder {
         if !self.utf8_carry.is_empty() {
             let rest = String::from_utf8_lossy(&self.utf8_carry).into_owned();
             let t_ms = self.elapsed_ms();
-            self.exchange.response_chunks.push(ResponseChunk { t_ms, data: rest });
+            self.exchange
+                .response_chunks
+                .push(ResponseChunk { t_ms, data: rest });
         }
         self.exchange.summary.total_ms = Some(self.elapsed_ms());
         self.exchange.summary.outcome = match error {
@@ -347,9 +351,18 @@ mod tests {
     fn secrets_split_across_chunks_are_scrubbed() {
         let secret = "sk-canary-0123456789";
         let mut chunks = vec![
-            ResponseChunk { t_ms: 0, data: "a sk-can".into() },
-            ResponseChunk { t_ms: 1, data: "ary-01".into() },
-            ResponseChunk { t_ms: 2, data: "23456789 b sk-canary-0123456789!".into() },
+            ResponseChunk {
+                t_ms: 0,
+                data: "a sk-can".into(),
+            },
+            ResponseChunk {
+                t_ms: 1,
+                data: "ary-01".into(),
+            },
+            ResponseChunk {
+                t_ms: 2,
+                data: "23456789 b sk-canary-0123456789!".into(),
+            },
         ];
         let finder = memmem::Finder::new(secret.as_bytes());
         scrub_chunks(&mut chunks, secret, &finder);

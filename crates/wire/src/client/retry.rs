@@ -115,10 +115,20 @@ mod tests {
             ErrorKind::FormatError,
             ErrorKind::Cancelled,
         ] {
-            assert_eq!(p.delay_after(1, &ModelError::new(kind, "x")), None, "{kind}");
+            assert_eq!(
+                p.delay_after(1, &ModelError::new(kind, "x")),
+                None,
+                "{kind}"
+            );
         }
-        assert!(p.delay_after(1, &ModelError::new(ErrorKind::ServerError, "x")).is_some());
-        assert!(p.delay_after(4, &ModelError::new(ErrorKind::ServerError, "x")).is_none());
+        assert!(
+            p.delay_after(1, &ModelError::new(ErrorKind::ServerError, "x"))
+                .is_some()
+        );
+        assert!(
+            p.delay_after(4, &ModelError::new(ErrorKind::ServerError, "x"))
+                .is_none()
+        );
     }
 
     #[test]

@@ -32,7 +32,12 @@ pub(crate) enum Body {
 }
 
 impl Body {
-    pub(crate) fn new(json: bool, wire: Wire, tool_kinds: ToolKinds, origin: ReasoningOrigin) -> Body {
+    pub(crate) fn new(
+        json: bool,
+        wire: Wire,
+        tool_kinds: ToolKinds,
+        origin: ReasoningOrigin,
+    ) -> Body {
         if json {
             Body::Json {
                 buf: Vec::new(),

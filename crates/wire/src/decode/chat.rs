@@ -42,8 +42,8 @@
 use std::borrow::Cow;
 
 use tack_protocol::{
-    CustomToolCallItem, ErrorKind, FunctionCallItem, Item, ModelError,
-    ReasoningItem, ReasoningOrigin, Role, StopReason, StreamEvent, ToolKind, Usage,
+    CustomToolCallItem, ErrorKind, FunctionCallItem, Item, ModelError, ReasoningItem,
+    ReasoningOrigin, Role, StopReason, StreamEvent, ToolKind, Usage,
 };
 
 use super::StreamDecoder;
@@ -80,7 +80,8 @@ impl StreamDecoder for ChatDecoder {
             return;
         }
         let state = &mut self.state;
-        self.framer.push(bytes, &mut |frame| state.frame(frame, out));
+        self.framer
+            .push(bytes, &mut |frame| state.frame(frame, out));
     }
 
     fn finish(&mut self, out: &mut Out) {
@@ -420,8 +421,12 @@ impl ChatState {
             let message = match (self.created, saw_done) {
                 (false, false) => "the body ended before any chunk arrived",
                 (false, true) => "the stream ended ([DONE]) before any chunk arrived",
-                (true, true) => "the stream ended ([DONE]) before the model finished (no finish_reason)",
-                (true, false) => "the body ended before the model finished (no finish_reason and no [DONE])",
+                (true, true) => {
+                    "the stream ended ([DONE]) before the model finished (no finish_reason)"
+                }
+                (true, false) => {
+                    "the body ended before the model finished (no finish_reason and no [DONE])"
+                }
             };
             self.fail(ModelError::new(ErrorKind::StreamTruncated, message), out);
             return;

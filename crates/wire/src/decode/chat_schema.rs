@@ -15,8 +15,8 @@
 use std::borrow::Cow;
 use std::fmt;
 
-use serde::de::{self, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde::Deserialize;
+use serde::de::{self, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde_json::Value;
 use serde_json::value::RawValue;
 
@@ -460,6 +460,9 @@ mod tests {
         let data = r#"{"choices":[{"delta":{"content":"plain"}}]}"#;
         let chunk: Chunk<'_> = serde_json::from_str(data).unwrap();
         let delta = chunk.choices.0.unwrap().delta.unwrap();
-        assert!(matches!(delta.content, Content::Text(Cow::Borrowed("plain"))));
+        assert!(matches!(
+            delta.content,
+            Content::Text(Cow::Borrowed("plain"))
+        ));
     }
 }

@@ -110,20 +110,21 @@ fn estimate_size(req: &ShapedRequest) -> usize {
     for m in &req.messages {
         n += 48;
         for b in &m.content {
-            n += 32 + match b {
-                Block::Text { text, .. } => text.len(),
-                Block::Image { url, .. } => url.len(),
-                Block::ToolCall { arguments, .. } => 64 + arguments.len(),
-                Block::ToolResult { content, .. } => content
-                    .iter()
-                    .map(|p| match p {
-                        ResultPart::Text { text } => text.len(),
-                        ResultPart::Image { url } => url.len(),
-                    })
-                    .sum(),
-                Block::Thinking { text, .. } => text.len(),
-                Block::RedactedThinking { .. } => 0,
-            };
+            n += 32
+                + match b {
+                    Block::Text { text, .. } => text.len(),
+                    Block::Image { url, .. } => url.len(),
+                    Block::ToolCall { arguments, .. } => 64 + arguments.len(),
+                    Block::ToolResult { content, .. } => content
+                        .iter()
+                        .map(|p| match p {
+                            ResultPart::Text { text } => text.len(),
+                            ResultPart::Image { url } => url.len(),
+                        })
+                        .sum(),
+                    Block::Thinking { text, .. } => text.len(),
+                    Block::RedactedThinking { .. } => 0,
+                };
         }
     }
     n += req.tools.len() * 512;
@@ -358,7 +359,9 @@ fn write_tool_result(
     let mut obj = ObjectWriter::open(out, Some(extra));
     obj.str_field("role", "tool");
     obj.str_field("tool_call_id", call_id);
-    let has_image = content.iter().any(|p| matches!(p, ResultPart::Image { .. }));
+    let has_image = content
+        .iter()
+        .any(|p| matches!(p, ResultPart::Image { .. }));
     if options.chat_tool_result_parts || has_image {
         obj.nested("content", |out| {
             out.push(b'[');

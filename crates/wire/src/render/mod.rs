@@ -150,7 +150,11 @@ pub fn render(
     let mut headers = Vec::with_capacity(3 + req.headers.len());
     // The request's own headers replace these defaults (e.g. a CLI that sends
     // `accept: application/json` even when streaming).
-    let overridden = |name: &str| req.headers.iter().any(|(n, _)| n.eq_ignore_ascii_case(name));
+    let overridden = |name: &str| {
+        req.headers
+            .iter()
+            .any(|(n, _)| n.eq_ignore_ascii_case(name))
+    };
     if !overridden("content-type") {
         headers.push(("content-type".to_string(), "application/json".to_string()));
     }
