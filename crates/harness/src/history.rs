@@ -415,7 +415,12 @@ mod tests {
         let m = convert(&h, &HistoryOptions::default());
         assert_eq!(
             roles(&m),
-            vec![ShapedRole::User, ShapedRole::Assistant, ShapedRole::Tool, ShapedRole::User]
+            vec![
+                ShapedRole::User,
+                ShapedRole::Assistant,
+                ShapedRole::Tool,
+                ShapedRole::User
+            ]
         );
         match &m[2].content[0] {
             Block::ToolResult {
@@ -437,7 +442,13 @@ mod tests {
 
     #[test]
     fn a_new_response_after_a_partly_answered_group_closes_it() {
-        let h = vec![user("go"), call("a"), call("b"), output("a", "A"), call("c")];
+        let h = vec![
+            user("go"),
+            call("a"),
+            call("b"),
+            output("a", "A"),
+            call("c"),
+        ];
         let m = convert(&h, &HistoryOptions::default());
         assert_eq!(result_ids(&m), vec!["a", "b", "c"]);
         assert_eq!(
@@ -477,14 +488,29 @@ mod tests {
             reasoning: ReasoningReplay::SameProvider("deepseek".into()),
             ..Default::default()
         };
-        let h = vec![user("go"), reasoning("deepseek"), call("a"), output("a", "A")];
+        let h = vec![
+            user("go"),
+            reasoning("deepseek"),
+            call("a"),
+            output("a", "A"),
+        ];
         let m = convert(&h, &opts);
-        assert!(matches!(&m[1].content[0], Block::Thinking { text, .. } if text == "thinking on deepseek"));
+        assert!(
+            matches!(&m[1].content[0], Block::Thinking { text, .. } if text == "thinking on deepseek")
+        );
         let h = vec![user("go"), reasoning("openai"), call("a"), output("a", "A")];
         let m = convert(&h, &opts);
-        assert!(m[1].content.iter().all(|b| !matches!(b, Block::Thinking { .. })));
+        assert!(
+            m[1].content
+                .iter()
+                .all(|b| !matches!(b, Block::Thinking { .. }))
+        );
         let m = convert(&h, &HistoryOptions::default());
-        assert!(m[1].content.iter().all(|b| !matches!(b, Block::Thinking { .. })));
+        assert!(
+            m[1].content
+                .iter()
+                .all(|b| !matches!(b, Block::Thinking { .. }))
+        );
     }
 
     #[test]

@@ -26,54 +26,246 @@ const BUILTIN: &[(&str, &str, &str)] = &[
         include_str!("../../../prompts/native/system.md"),
     ),
     // Chat-native harnesses: kimi-cli, kimi-code, qwen-code, opencode, deepseek-tui.
-    ("kimi-cli", "system.md", include_str!("../../../prompts/kimi-cli/system.md")),
-    ("kimi-code", "system.md", include_str!("../../../prompts/kimi-code/system.md")),
-    ("kimi-code", "permission-reminder.md", include_str!("../../../prompts/kimi-code/permission-reminder.md")),
-    ("qwen-code", "system.md", include_str!("../../../prompts/qwen-code/system.md")),
-    ("qwen-code", "startup.md", include_str!("../../../prompts/qwen-code/startup.md")),
-    ("qwen-code", "date-reminder.md", include_str!("../../../prompts/qwen-code/date-reminder.md")),
-    ("opencode", "system.md", include_str!("../../../prompts/opencode/system.md")),
-    ("opencode", "system-gpt.md", include_str!("../../../prompts/opencode/system-gpt.md")),
-    ("opencode", "environment.md", include_str!("../../../prompts/opencode/environment.md")),
-    ("opencode", "title.md", include_str!("../../../prompts/opencode/title.md")),
-    ("opencode", "title-request.md", include_str!("../../../prompts/opencode/title-request.md")),
-    ("deepseek-tui", "system.md", include_str!("../../../prompts/deepseek-tui/system.md")),
-    ("deepseek-tui", "turn-meta.md", include_str!("../../../prompts/deepseek-tui/turn-meta.md")),
-    ("swe-agent", "system.md", include_str!("../../../prompts/swe-agent/system.md")),
-    ("swe-agent", "instance.md", include_str!("../../../prompts/swe-agent/instance.md")),
-    ("swe-agent", "format_error.md", include_str!("../../../prompts/swe-agent/format_error.md")),
-    ("swe-agent", "submit_review.md", include_str!("../../../prompts/swe-agent/submit_review.md")),
-    ("swe-agent", "tools.json", include_str!("../../../prompts/swe-agent/tools.json")),
-    ("mini-swe-agent", "system.md", include_str!("../../../prompts/mini-swe-agent/system.md")),
-    ("mini-swe-agent", "instance.md", include_str!("../../../prompts/mini-swe-agent/instance.md")),
-    ("mini-swe-agent", "format_error.md", include_str!("../../../prompts/mini-swe-agent/format_error.md")),
-    ("mini-swe-agent", "tools.json", include_str!("../../../prompts/mini-swe-agent/tools.json")),
-    ("terminus-2", "instance.md", include_str!("../../../prompts/terminus-2/instance.md")),
-    ("terminus-2", "parse_error.md", include_str!("../../../prompts/terminus-2/parse_error.md")),
-    ("terminus-2", "completion_confirmation.md", include_str!("../../../prompts/terminus-2/completion_confirmation.md")),
-    ("terminus-2", "summary.md", include_str!("../../../prompts/terminus-2/summary.md")),
-    ("terminus-2", "questions.md", include_str!("../../../prompts/terminus-2/questions.md")),
-    ("terminus-2", "answer_questions.md", include_str!("../../../prompts/terminus-2/answer_questions.md")),
-    ("terminus-2", "handoff.md", include_str!("../../../prompts/terminus-2/handoff.md")),
-    ("terminus-2", "settings.json", include_str!("../../../prompts/terminus-2/settings.json")),
-    ("claude-code", "identity.md", include_str!("../../../prompts/claude-code/identity.md")),
-    ("claude-code", "system.md", include_str!("../../../prompts/claude-code/system.md")),
-    ("claude-code", "environment.md", include_str!("../../../prompts/claude-code/environment.md")),
-    ("claude-code", "git-status.md", include_str!("../../../prompts/claude-code/git-status.md")),
-    ("claude-code", "attribution.md", include_str!("../../../prompts/claude-code/attribution.md")),
-    ("claude-code", "project-docs.md", include_str!("../../../prompts/claude-code/project-docs.md")),
-    ("claude-code", "todo-reminder.md", include_str!("../../../prompts/claude-code/todo-reminder.md")),
-    ("claude-code", "tools.json", include_str!("../../../prompts/claude-code/tools.json")),
-    ("claude-code-bare", "identity.md", include_str!("../../../prompts/claude-code-bare/identity.md")),
-    ("claude-code-bare", "system.md", include_str!("../../../prompts/claude-code-bare/system.md")),
-    ("claude-code-bare", "tools.json", include_str!("../../../prompts/claude-code-bare/tools.json")),
-    ("zcode", "identity.md", include_str!("../../../prompts/zcode/identity.md")),
-    ("zcode", "rules.md", include_str!("../../../prompts/zcode/rules.md")),
-    ("zcode", "environment.md", include_str!("../../../prompts/zcode/environment.md")),
-    ("zcode", "context.md", include_str!("../../../prompts/zcode/context.md")),
-    ("zcode", "date-reminder.md", include_str!("../../../prompts/zcode/date-reminder.md")),
-    ("zcode", "todo-reminder.md", include_str!("../../../prompts/zcode/todo-reminder.md")),
-    ("zcode", "tools.json", include_str!("../../../prompts/zcode/tools.json")),
+    (
+        "kimi-cli",
+        "system.md",
+        include_str!("../../../prompts/kimi-cli/system.md"),
+    ),
+    (
+        "kimi-code",
+        "system.md",
+        include_str!("../../../prompts/kimi-code/system.md"),
+    ),
+    (
+        "kimi-code",
+        "permission-reminder.md",
+        include_str!("../../../prompts/kimi-code/permission-reminder.md"),
+    ),
+    (
+        "qwen-code",
+        "system.md",
+        include_str!("../../../prompts/qwen-code/system.md"),
+    ),
+    (
+        "qwen-code",
+        "startup.md",
+        include_str!("../../../prompts/qwen-code/startup.md"),
+    ),
+    (
+        "qwen-code",
+        "date-reminder.md",
+        include_str!("../../../prompts/qwen-code/date-reminder.md"),
+    ),
+    (
+        "opencode",
+        "system.md",
+        include_str!("../../../prompts/opencode/system.md"),
+    ),
+    (
+        "opencode",
+        "system-gpt.md",
+        include_str!("../../../prompts/opencode/system-gpt.md"),
+    ),
+    (
+        "opencode",
+        "environment.md",
+        include_str!("../../../prompts/opencode/environment.md"),
+    ),
+    (
+        "opencode",
+        "title.md",
+        include_str!("../../../prompts/opencode/title.md"),
+    ),
+    (
+        "opencode",
+        "title-request.md",
+        include_str!("../../../prompts/opencode/title-request.md"),
+    ),
+    (
+        "deepseek-tui",
+        "system.md",
+        include_str!("../../../prompts/deepseek-tui/system.md"),
+    ),
+    (
+        "deepseek-tui",
+        "turn-meta.md",
+        include_str!("../../../prompts/deepseek-tui/turn-meta.md"),
+    ),
+    (
+        "swe-agent",
+        "system.md",
+        include_str!("../../../prompts/swe-agent/system.md"),
+    ),
+    (
+        "swe-agent",
+        "instance.md",
+        include_str!("../../../prompts/swe-agent/instance.md"),
+    ),
+    (
+        "swe-agent",
+        "format_error.md",
+        include_str!("../../../prompts/swe-agent/format_error.md"),
+    ),
+    (
+        "swe-agent",
+        "submit_review.md",
+        include_str!("../../../prompts/swe-agent/submit_review.md"),
+    ),
+    (
+        "swe-agent",
+        "tools.json",
+        include_str!("../../../prompts/swe-agent/tools.json"),
+    ),
+    (
+        "mini-swe-agent",
+        "system.md",
+        include_str!("../../../prompts/mini-swe-agent/system.md"),
+    ),
+    (
+        "mini-swe-agent",
+        "instance.md",
+        include_str!("../../../prompts/mini-swe-agent/instance.md"),
+    ),
+    (
+        "mini-swe-agent",
+        "format_error.md",
+        include_str!("../../../prompts/mini-swe-agent/format_error.md"),
+    ),
+    (
+        "mini-swe-agent",
+        "tools.json",
+        include_str!("../../../prompts/mini-swe-agent/tools.json"),
+    ),
+    (
+        "terminus-2",
+        "instance.md",
+        include_str!("../../../prompts/terminus-2/instance.md"),
+    ),
+    (
+        "terminus-2",
+        "parse_error.md",
+        include_str!("../../../prompts/terminus-2/parse_error.md"),
+    ),
+    (
+        "terminus-2",
+        "completion_confirmation.md",
+        include_str!("../../../prompts/terminus-2/completion_confirmation.md"),
+    ),
+    (
+        "terminus-2",
+        "summary.md",
+        include_str!("../../../prompts/terminus-2/summary.md"),
+    ),
+    (
+        "terminus-2",
+        "questions.md",
+        include_str!("../../../prompts/terminus-2/questions.md"),
+    ),
+    (
+        "terminus-2",
+        "answer_questions.md",
+        include_str!("../../../prompts/terminus-2/answer_questions.md"),
+    ),
+    (
+        "terminus-2",
+        "handoff.md",
+        include_str!("../../../prompts/terminus-2/handoff.md"),
+    ),
+    (
+        "terminus-2",
+        "settings.json",
+        include_str!("../../../prompts/terminus-2/settings.json"),
+    ),
+    (
+        "claude-code",
+        "identity.md",
+        include_str!("../../../prompts/claude-code/identity.md"),
+    ),
+    (
+        "claude-code",
+        "system.md",
+        include_str!("../../../prompts/claude-code/system.md"),
+    ),
+    (
+        "claude-code",
+        "environment.md",
+        include_str!("../../../prompts/claude-code/environment.md"),
+    ),
+    (
+        "claude-code",
+        "git-status.md",
+        include_str!("../../../prompts/claude-code/git-status.md"),
+    ),
+    (
+        "claude-code",
+        "attribution.md",
+        include_str!("../../../prompts/claude-code/attribution.md"),
+    ),
+    (
+        "claude-code",
+        "project-docs.md",
+        include_str!("../../../prompts/claude-code/project-docs.md"),
+    ),
+    (
+        "claude-code",
+        "todo-reminder.md",
+        include_str!("../../../prompts/claude-code/todo-reminder.md"),
+    ),
+    (
+        "claude-code",
+        "tools.json",
+        include_str!("../../../prompts/claude-code/tools.json"),
+    ),
+    (
+        "claude-code-bare",
+        "identity.md",
+        include_str!("../../../prompts/claude-code-bare/identity.md"),
+    ),
+    (
+        "claude-code-bare",
+        "system.md",
+        include_str!("../../../prompts/claude-code-bare/system.md"),
+    ),
+    (
+        "claude-code-bare",
+        "tools.json",
+        include_str!("../../../prompts/claude-code-bare/tools.json"),
+    ),
+    (
+        "zcode",
+        "identity.md",
+        include_str!("../../../prompts/zcode/identity.md"),
+    ),
+    (
+        "zcode",
+        "rules.md",
+        include_str!("../../../prompts/zcode/rules.md"),
+    ),
+    (
+        "zcode",
+        "environment.md",
+        include_str!("../../../prompts/zcode/environment.md"),
+    ),
+    (
+        "zcode",
+        "context.md",
+        include_str!("../../../prompts/zcode/context.md"),
+    ),
+    (
+        "zcode",
+        "date-reminder.md",
+        include_str!("../../../prompts/zcode/date-reminder.md"),
+    ),
+    (
+        "zcode",
+        "todo-reminder.md",
+        include_str!("../../../prompts/zcode/todo-reminder.md"),
+    ),
+    (
+        "zcode",
+        "tools.json",
+        include_str!("../../../prompts/zcode/tools.json"),
+    ),
 ];
 
 /// Where templates come from: built-ins, optionally overridden by files in a folder.
@@ -120,10 +312,11 @@ impl PromptStore {
     /// [`ShapeError::Template`] when neither an override nor a built-in exists, or an override
     /// file exists but cannot be read.
     pub fn get(&self, harness: &str, file: &str) -> Result<Template, ShapeError> {
-        self.find(harness, file)?.ok_or_else(|| ShapeError::Template {
-            name: format!("{harness}/{file}"),
-            message: "no such template".into(),
-        })
+        self.find(harness, file)?
+            .ok_or_else(|| ShapeError::Template {
+                name: format!("{harness}/{file}"),
+                message: "no such template".into(),
+            })
     }
 
     /// Like [`PromptStore::get`], but `Ok(None)` when there is neither an override nor a
@@ -305,7 +498,11 @@ mod tests {
     fn override_file_wins_and_reports_its_source() {
         let dir = std::env::temp_dir().join(format!("tack-prompts-{}", std::process::id()));
         std::fs::create_dir_all(dir.join("minimal")).unwrap();
-        std::fs::write(dir.join("minimal/system.md"), "custom {{ cwd }} on {{ date }}").unwrap();
+        std::fs::write(
+            dir.join("minimal/system.md"),
+            "custom {{ cwd }} on {{ date }}",
+        )
+        .unwrap();
         let store = PromptStore::with_override_dir(&dir);
         let t = store.get("minimal", "system.md").unwrap();
         assert!(t.source.starts_with("file:"), "{}", t.source);

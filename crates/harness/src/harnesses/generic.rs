@@ -8,7 +8,7 @@ use tack_wire::{RenderOptions, RequestParams, ShapedRequest, SystemBlock, ToolCh
 
 use crate::history::{self, DeveloperMode, HistoryOptions, ReasoningReplay};
 use crate::prompts::{self, TemplateVars};
-use crate::{rules, ShapeEnv, ShapeError, Shaped};
+use crate::{ShapeEnv, ShapeError, Shaped, rules};
 
 /// How much of each tool's documentation to send.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -30,10 +30,15 @@ pub(crate) fn shape(
 ) -> Result<Shaped, ShapeError> {
     let ctx = &prompt.context;
     let template = env.prompts.get(harness, "system.md")?;
-    let system = prompts::render(&template, &TemplateVars::new(ctx, prompt.instructions.as_deref()))?;
+    let system = prompts::render(
+        &template,
+        &TemplateVars::new(ctx, prompt.instructions.as_deref()),
+    )?;
     let rules = rules::for_provider(&ctx.provider);
     let reasoning = match wire {
-        Wire::Chat if rules.replay_reasoning => ReasoningReplay::SameProvider(ctx.provider.id.clone()),
+        Wire::Chat if rules.replay_reasoning => {
+            ReasoningReplay::SameProvider(ctx.provider.id.clone())
+        }
         Wire::Messages => ReasoningReplay::SignedOnly,
         _ => ReasoningReplay::Drop,
     };
@@ -103,9 +108,7 @@ fn lean(tool: &ToolSpec) -> ToolSpec {
 fn first_sentence(text: &str) -> &str {
     let end = text
         .char_indices()
-        .find(|(i, c)| {
-            *c == '.' && text[i + 1..].chars().next().is_none_or(char::is_whitespace)
-        })
+        .find(|(i, c)| *c == '.' && text[i + 1..].chars().next().is_none_or(char::is_whitespace))
         .map_or(text.len(), |(i, _)| i + 1);
     text[..end].trim()
 }
