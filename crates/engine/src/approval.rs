@@ -219,18 +219,37 @@ mod tests {
     fn untrusted_runs_read_only_commands_and_asks_for_the_rest() {
         let ws = Path::new("/w");
         let none = SessionApprovals::default();
-        assert_eq!(assess(ApprovalPolicy::Untrusted, &exec("ls -la"), ws, &none), Verdict::Run);
         assert_eq!(
-            assess(ApprovalPolicy::Untrusted, &exec("git status && cat README.md"), ws, &none),
+            assess(ApprovalPolicy::Untrusted, &exec("ls -la"), ws, &none),
+            Verdict::Run
+        );
+        assert_eq!(
+            assess(
+                ApprovalPolicy::Untrusted,
+                &exec("git status && cat README.md"),
+                ws,
+                &none
+            ),
             Verdict::Run
         );
         assert!(matches!(
             assess(ApprovalPolicy::Untrusted, &exec("ls && touch x"), ws, &none),
-            Verdict::Ask { risk: Risk::Medium, .. }
+            Verdict::Ask {
+                risk: Risk::Medium,
+                ..
+            }
         ));
         assert!(matches!(
-            assess(ApprovalPolicy::Untrusted, &exec("ls; rm -rf build"), ws, &none),
-            Verdict::Ask { risk: Risk::High, .. }
+            assess(
+                ApprovalPolicy::Untrusted,
+                &exec("ls; rm -rf build"),
+                ws,
+                &none
+            ),
+            Verdict::Ask {
+                risk: Risk::High,
+                ..
+            }
         ));
     }
 
@@ -238,29 +257,56 @@ mod tests {
     fn on_request_asks_only_for_dangerous_commands() {
         let ws = Path::new("/w");
         let none = SessionApprovals::default();
-        assert_eq!(assess(ApprovalPolicy::OnRequest, &exec("cargo test"), ws, &none), Verdict::Run);
+        assert_eq!(
+            assess(ApprovalPolicy::OnRequest, &exec("cargo test"), ws, &none),
+            Verdict::Run
+        );
         assert!(matches!(
-            assess(ApprovalPolicy::OnRequest, &exec("cargo test | sudo tee /x"), ws, &none),
+            assess(
+                ApprovalPolicy::OnRequest,
+                &exec("cargo test | sudo tee /x"),
+                ws,
+                &none
+            ),
             Verdict::Ask { .. }
         ));
-        assert_eq!(assess(ApprovalPolicy::Never, &exec("sudo rm -rf /"), ws, &none), Verdict::Run);
+        assert_eq!(
+            assess(ApprovalPolicy::Never, &exec("sudo rm -rf /"), ws, &none),
+            Verdict::Run
+        );
     }
 
     #[test]
     fn writes_outside_the_workspace_always_ask() {
         let ws = Path::new("/w");
         let none = SessionApprovals::default();
-        for policy in [ApprovalPolicy::Untrusted, ApprovalPolicy::OnRequest, ApprovalPolicy::Never] {
+        for policy in [
+            ApprovalPolicy::Untrusted,
+            ApprovalPolicy::OnRequest,
+            ApprovalPolicy::Never,
+        ] {
             assert!(
-                matches!(assess(policy, &write("/etc/hosts"), ws, &none), Verdict::Ask { risk: Risk::High, .. }),
+                matches!(
+                    assess(policy, &write("/etc/hosts"), ws, &none),
+                    Verdict::Ask {
+                        risk: Risk::High,
+                        ..
+                    }
+                ),
                 "{policy}"
             );
             assert!(
-                matches!(assess(policy, &write("/w/../etc/x"), ws, &none), Verdict::Ask { .. }),
+                matches!(
+                    assess(policy, &write("/w/../etc/x"), ws, &none),
+                    Verdict::Ask { .. }
+                ),
                 "{policy}"
             );
         }
-        assert_eq!(assess(ApprovalPolicy::OnRequest, &write("/w/src/a.rs"), ws, &none), Verdict::Run);
+        assert_eq!(
+            assess(ApprovalPolicy::OnRequest, &write("/w/src/a.rs"), ws, &none),
+            Verdict::Run
+        );
         assert!(matches!(
             assess(ApprovalPolicy::Untrusted, &write("/w/src/a.rs"), ws, &none),
             Verdict::Ask { .. }
@@ -277,9 +323,17 @@ mod tests {
             panic!("should ask");
         };
         approved.insert(session_key);
-        assert_eq!(assess(ApprovalPolicy::Untrusted, &exec("make test"), ws, &approved), Verdict::Run);
+        assert_eq!(
+            assess(ApprovalPolicy::Untrusted, &exec("make test"), ws, &approved),
+            Verdict::Run
+        );
         assert!(matches!(
-            assess(ApprovalPolicy::Untrusted, &exec("make test2"), ws, &approved),
+            assess(
+                ApprovalPolicy::Untrusted,
+                &exec("make test2"),
+                ws,
+                &approved
+            ),
             Verdict::Ask { .. }
         ));
     }

@@ -189,7 +189,11 @@ impl Config {
     ///
     /// # Errors
     /// [`ConfigError::UnknownProvider`].
-    pub fn provider(&self, id_or_url: &str, wire: Option<Wire>) -> Result<ProviderConfig, ConfigError> {
+    pub fn provider(
+        &self,
+        id_or_url: &str,
+        wire: Option<Wire>,
+    ) -> Result<ProviderConfig, ConfigError> {
         if id_or_url.starts_with("http://") || id_or_url.starts_with("https://") {
             return Ok(ProviderConfig {
                 id: "custom".into(),
@@ -266,17 +270,105 @@ pub fn builtin_providers() -> Vec<ProviderConfig> {
     local.temperature = Some(0.0);
     vec![
         local,
-        builtin("openai", "OpenAI", "https://api.openai.com/v1", Chat, Some("OPENAI_API_KEY"), "gpt-5", None),
-        builtin("anthropic", "Anthropic", "https://api.anthropic.com", Messages, Some("ANTHROPIC_API_KEY"), "claude-sonnet-4-5", None),
-        builtin("deepseek", "DeepSeek", "https://api.deepseek.com", Chat, Some("DEEPSEEK_API_KEY"), "deepseek-chat", None),
-        builtin("moonshot", "Moonshot / Kimi", "https://api.moonshot.ai/v1", Chat, Some("MOONSHOT_API_KEY"), "kimi-k2-0905-preview", None),
-        builtin("dashscope", "DashScope / Qwen", "https://dashscope-intl.aliyuncs.com/compatible-mode/v1", Chat, Some("DASHSCOPE_API_KEY"), "qwen3-coder-plus", None),
-        builtin("zai", "Z.ai", "https://api.z.ai/api/paas/v4", Chat, Some("ZAI_API_KEY"), "glm-4.6", None),
-        builtin("openrouter", "OpenRouter", "https://openrouter.ai/api/v1", Chat, Some("OPENROUTER_API_KEY"), "openai/gpt-4o-mini", None),
-        builtin("groq", "Groq", "https://api.groq.com/openai/v1", Chat, Some("GROQ_API_KEY"), "openai/gpt-oss-120b", None),
-        builtin("ollama", "Ollama", "http://127.0.0.1:11434/v1", Chat, None, "llama3.1", None),
-        builtin("lmstudio", "LM Studio", "http://127.0.0.1:1234/v1", Chat, None, "local-model", None),
-        builtin("vllm", "vLLM", "http://127.0.0.1:8000/v1", Chat, None, "default", None),
+        builtin(
+            "openai",
+            "OpenAI",
+            "https://api.openai.com/v1",
+            Chat,
+            Some("OPENAI_API_KEY"),
+            "gpt-5",
+            None,
+        ),
+        builtin(
+            "anthropic",
+            "Anthropic",
+            "https://api.anthropic.com",
+            Messages,
+            Some("ANTHROPIC_API_KEY"),
+            "claude-sonnet-4-5",
+            None,
+        ),
+        builtin(
+            "deepseek",
+            "DeepSeek",
+            "https://api.deepseek.com",
+            Chat,
+            Some("DEEPSEEK_API_KEY"),
+            "deepseek-chat",
+            None,
+        ),
+        builtin(
+            "moonshot",
+            "Moonshot / Kimi",
+            "https://api.moonshot.ai/v1",
+            Chat,
+            Some("MOONSHOT_API_KEY"),
+            "kimi-k2-0905-preview",
+            None,
+        ),
+        builtin(
+            "dashscope",
+            "DashScope / Qwen",
+            "https://dashscope-intl.aliyuncs.com/compatible-mode/v1",
+            Chat,
+            Some("DASHSCOPE_API_KEY"),
+            "qwen3-coder-plus",
+            None,
+        ),
+        builtin(
+            "zai",
+            "Z.ai",
+            "https://api.z.ai/api/paas/v4",
+            Chat,
+            Some("ZAI_API_KEY"),
+            "glm-4.6",
+            None,
+        ),
+        builtin(
+            "openrouter",
+            "OpenRouter",
+            "https://openrouter.ai/api/v1",
+            Chat,
+            Some("OPENROUTER_API_KEY"),
+            "openai/gpt-4o-mini",
+            None,
+        ),
+        builtin(
+            "groq",
+            "Groq",
+            "https://api.groq.com/openai/v1",
+            Chat,
+            Some("GROQ_API_KEY"),
+            "openai/gpt-oss-120b",
+            None,
+        ),
+        builtin(
+            "ollama",
+            "Ollama",
+            "http://127.0.0.1:11434/v1",
+            Chat,
+            None,
+            "llama3.1",
+            None,
+        ),
+        builtin(
+            "lmstudio",
+            "LM Studio",
+            "http://127.0.0.1:1234/v1",
+            Chat,
+            None,
+            "local-model",
+            None,
+        ),
+        builtin(
+            "vllm",
+            "vLLM",
+            "http://127.0.0.1:8000/v1",
+            Chat,
+            None,
+            "default",
+            None,
+        ),
     ]
 }
 
@@ -313,7 +405,8 @@ pub fn explain_inference(provider: &ProviderConfig, model: &str) -> Option<Infer
     let name = provider.name.to_ascii_lowercase();
     let url = provider.base_url.to_ascii_lowercase();
     let found = |harness: &'static str, reason: String| Some(Inference { harness, reason });
-    let in_model = |needles: &[&'static str]| needles.iter().find(|n| model_l.contains(**n)).copied();
+    let in_model =
+        |needles: &[&'static str]| needles.iter().find(|n| model_l.contains(**n)).copied();
     let in_provider = |needles: &[&'static str]| {
         needles
             .iter()
@@ -323,7 +416,10 @@ pub fn explain_inference(provider: &ProviderConfig, model: &str) -> Option<Infer
     let in_url = |needles: &[&'static str]| needles.iter().find(|n| url.contains(**n)).copied();
 
     if provider.wire == Wire::Messages {
-        return found("claude-code", "the provider speaks the Anthropic Messages wire".into());
+        return found(
+            "claude-code",
+            "the provider speaks the Anthropic Messages wire".into(),
+        );
     }
     if let Some(n) = in_model(&["anthropic/", "claude"]) {
         return found("claude-code", format!("the model name contains `{n}`"));
@@ -423,14 +519,64 @@ mod tests {
     #[test]
     fn inference_follows_the_rule_order() {
         // A Claude model on a Kimi provider picks claude-code (rule 1 before rule 2).
-        assert_eq!(infer_harness(&p("kimi", "https://api.kimi.com/coding/v1", Wire::Chat), "claude-sonnet-4"), Some("claude-code"));
-        assert_eq!(infer_harness(&p("kimi-for-coding", "https://api.kimi.com/coding/v1", Wire::Chat), "k3"), Some("kimi-code"));
-        assert_eq!(infer_harness(&p("moonshotai", "https://api.moonshot.ai/v1", Wire::Chat), "kimi-k3"), Some("kimi-code"));
-        assert_eq!(infer_harness(&p("x", "https://dashscope.aliyuncs.com/compatible-mode/v1", Wire::Chat), "m"), Some("qwen-code"));
-        assert_eq!(infer_harness(&p("x", "http://h", Wire::Chat), "QwQ-32B"), Some("qwen-code"));
-        assert_eq!(infer_harness(&p("deepseek", "https://api.deepseek.com", Wire::Chat), "deepseek-chat"), Some("claude-code-bare"));
-        assert_eq!(infer_harness(&p("x", "http://h", Wire::Messages), "m"), Some("claude-code"));
-        assert_eq!(infer_harness(&p("openai", "https://api.openai.com/v1", Wire::Chat), "gpt-5"), None);
+        assert_eq!(
+            infer_harness(
+                &p("kimi", "https://api.kimi.com/coding/v1", Wire::Chat),
+                "claude-sonnet-4"
+            ),
+            Some("claude-code")
+        );
+        assert_eq!(
+            infer_harness(
+                &p(
+                    "kimi-for-coding",
+                    "https://api.kimi.com/coding/v1",
+                    Wire::Chat
+                ),
+                "k3"
+            ),
+            Some("kimi-code")
+        );
+        assert_eq!(
+            infer_harness(
+                &p("moonshotai", "https://api.moonshot.ai/v1", Wire::Chat),
+                "kimi-k3"
+            ),
+            Some("kimi-code")
+        );
+        assert_eq!(
+            infer_harness(
+                &p(
+                    "x",
+                    "https://dashscope.aliyuncs.com/compatible-mode/v1",
+                    Wire::Chat
+                ),
+                "m"
+            ),
+            Some("qwen-code")
+        );
+        assert_eq!(
+            infer_harness(&p("x", "http://h", Wire::Chat), "QwQ-32B"),
+            Some("qwen-code")
+        );
+        assert_eq!(
+            infer_harness(
+                &p("deepseek", "https://api.deepseek.com", Wire::Chat),
+                "deepseek-chat"
+            ),
+            Some("claude-code-bare")
+        );
+        assert_eq!(
+            infer_harness(&p("x", "http://h", Wire::Messages), "m"),
+            Some("claude-code")
+        );
+        assert_eq!(
+            infer_harness(
+                &p("openai", "https://api.openai.com/v1", Wire::Chat),
+                "gpt-5"
+            ),
+            None
+        );
     }
 
     #[test]
@@ -454,7 +600,9 @@ model = "deepseek-reasoner"
         let ds = cfg.provider("deepseek", None).unwrap();
         assert_eq!(ds.base_url, "http://proxy/v1");
         assert!(cfg.provider("nope", None).is_err());
-        let adhoc = cfg.provider("http://127.0.0.1:9/v1/", Some(Wire::Chat)).unwrap();
+        let adhoc = cfg
+            .provider("http://127.0.0.1:9/v1/", Some(Wire::Chat))
+            .unwrap();
         assert_eq!(adhoc.base_url, "http://127.0.0.1:9/v1");
         std::fs::write(&path, "bogus = 1\n").unwrap();
         let err = Config::load(&path).unwrap_err().to_string();
@@ -484,7 +632,10 @@ pub fn load_examples(spec: &str) -> Result<Vec<tack_protocol::Item>, String> {
                 .map(|(_, t)| (*t).to_string())
                 .ok_or_else(|| {
                     let known: Vec<&str> = BUILTIN_EXAMPLES.iter().map(|(n, _)| *n).collect();
-                    format!("unknown example set `{name}`; built-in sets: {}", known.join(", "))
+                    format!(
+                        "unknown example set `{name}`; built-in sets: {}",
+                        known.join(", ")
+                    )
                 })?;
             (spec.to_string(), text)
         }
@@ -513,7 +664,15 @@ mod example_tests {
         assert_eq!(items.len(), 12);
         let calls: Vec<&str> = items.iter().filter_map(|i| i.call_id()).collect();
         assert_eq!(calls.len(), 3);
-        assert!(load_examples("builtin:nope").unwrap_err().contains("tool-use"));
-        assert!(load_examples("/nonexistent/x.jsonl").unwrap_err().contains("/nonexistent/x.jsonl"));
+        assert!(
+            load_examples("builtin:nope")
+                .unwrap_err()
+                .contains("tool-use")
+        );
+        assert!(
+            load_examples("/nonexistent/x.jsonl")
+                .unwrap_err()
+                .contains("/nonexistent/x.jsonl")
+        );
     }
 }

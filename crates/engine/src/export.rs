@@ -170,11 +170,7 @@ fn pretty_json(text: &str) -> String {
 
 /// A fenced block whose fence is longer than any backtick run inside the text.
 fn fence(lang: &str, text: &str) -> String {
-    let longest = text
-        .split(|c| c != '`')
-        .map(str::len)
-        .max()
-        .unwrap_or(0);
+    let longest = text.split(|c| c != '`').map(str::len).max().unwrap_or(0);
     let ticks = "`".repeat(longest.max(2) + 1);
     format!("{ticks}{lang}\n{}\n{ticks}", text.trim_end_matches('\n'))
 }
@@ -262,7 +258,10 @@ mod tests {
             error: None,
         };
         let cmd = curl_command(&ex);
-        assert!(cmd.contains("\"authorization: Bearer $TACK_API_KEY\""), "{cmd}");
+        assert!(
+            cmd.contains("\"authorization: Bearer $TACK_API_KEY\""),
+            "{cmd}"
+        );
         assert!(cmd.contains(r#"'{"a":"it'\''s"}'"#), "{cmd}");
         assert!(!cmd.contains(REDACTED));
     }

@@ -396,7 +396,8 @@ mod tests {
         drop(log);
         // Simulate a crash in the middle of writing the next record.
         let mut f = OpenOptions::new().append(true).open(&path).unwrap();
-        f.write_all(br#"{"type":"item","ts":"t","item":{"type":"mess"#).unwrap();
+        f.write_all(br#"{"type":"item","ts":"t","item":{"type":"mess"#)
+            .unwrap();
         let loaded = LoadedSession::read(&path).unwrap();
         assert_eq!(loaded.items.len(), 1);
         assert!(loaded.torn_tail);

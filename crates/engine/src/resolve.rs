@@ -117,10 +117,12 @@ pub fn resolve(
     let (api_key, key_source): (Option<ApiKey>, KeySource) =
         resolve_key(secrets, &provider.id, env_key.as_deref());
     let examples = match &provider.examples {
-        Some(spec) => crate::config::load_examples(spec).map_err(|message| ResolveError::Examples {
-            provider: provider.id.clone(),
-            message,
-        })?,
+        Some(spec) => {
+            crate::config::load_examples(spec).map_err(|message| ResolveError::Examples {
+                provider: provider.id.clone(),
+                message,
+            })?
+        }
         None => Vec::new(),
     };
     let mut instructions = config.instructions.clone();
@@ -136,10 +138,7 @@ pub fn resolve(
             provider,
             model,
             harness,
-            approval: req
-                .approval
-                .or(config.approval)
-                .unwrap_or_default(),
+            approval: req.approval.or(config.approval).unwrap_or_default(),
             instructions,
             api_key,
             interactive: true,

@@ -12,8 +12,8 @@ use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, MutexGuard};
 
-use tack_harness::{Registry, Route};
 use tack_harness::prompts::PromptStore;
+use tack_harness::{Registry, Route};
 use tack_protocol::{
     ApprovalDecision, ApprovalPolicy, ApprovalRequest, EngineEvent, Exchange, Item, ModelError,
     QuestionAnswer, QuestionRequest, Role, SessionSettings, ToolOutput, ToolOutputItem,
@@ -53,7 +53,8 @@ impl Engine {
         Ok(Engine {
             registry: Registry::builtin(),
             prompts: PromptStore::with_override_dir(paths.prompts_dir()),
-            client: ModelClient::new(ClientConfig::default()).map_err(|e| EngineError::Setup(e.to_string()))?,
+            client: ModelClient::new(ClientConfig::default())
+                .map_err(|e| EngineError::Setup(e.to_string()))?,
             tools: builtin_tools(),
             paths,
         })
@@ -168,8 +169,13 @@ pub(crate) struct State {
     /// the answer goes.
     pub(crate) approvals: HashMap<String, (ApprovalRequest, oneshot::Sender<ApprovalDecision>)>,
     /// Pending questions, likewise.
-    pub(crate) questions:
-        HashMap<String, (QuestionRequest, oneshot::Sender<Option<Vec<QuestionAnswer>>>)>,
+    pub(crate) questions: HashMap<
+        String,
+        (
+            QuestionRequest,
+            oneshot::Sender<Option<Vec<QuestionAnswer>>>,
+        ),
+    >,
     pub(crate) approved: SessionApprovals,
     pub(crate) ids: HashSet<String>,
     pub(crate) call_ids: HashSet<String>,
@@ -428,7 +434,11 @@ impl Session {
     ///
     /// # Errors
     /// [`EngineError::NotPending`] if no such question is pending.
-    pub fn answer(&self, question_id: &str, answers: Option<Vec<QuestionAnswer>>) -> Result<(), EngineError> {
+    pub fn answer(
+        &self,
+        question_id: &str,
+        answers: Option<Vec<QuestionAnswer>>,
+    ) -> Result<(), EngineError> {
         let (_, tx) = lock(&self.inner.state)
             .questions
             .remove(question_id)
@@ -495,7 +505,11 @@ impl Session {
 
     /// Makes a decoded item's ids unique in the session (providers reuse ids such as
     /// `functions.ls:0` across responses), persists it, adds it to history and reports it.
-    pub(crate) fn record(&self, turn_id: Option<&str>, mut item: Item) -> Result<Item, EngineError> {
+    pub(crate) fn record(
+        &self,
+        turn_id: Option<&str>,
+        mut item: Item,
+    ) -> Result<Item, EngineError> {
         {
             let mut state = lock(&self.inner.state);
             let id = item.id().to_string();

@@ -181,11 +181,17 @@ async fn steps(
         if let Some(t) = session.inner.opts.provider.temperature {
             shaped.request.params.temperature = Some(t);
         }
-        let advertised: Vec<String> = shaped.request.tools.iter().map(|t| t.name.clone()).collect();
-        let Sampled { calls, injected } = match sample(session, turn_id, shaped, cancel, usage).await {
-            Ok(s) => s,
-            Err(outcome) => return outcome,
-        };
+        let advertised: Vec<String> = shaped
+            .request
+            .tools
+            .iter()
+            .map(|t| t.name.clone())
+            .collect();
+        let Sampled { calls, injected } =
+            match sample(session, turn_id, shaped, cancel, usage).await {
+                Ok(s) => s,
+                Err(outcome) => return outcome,
+            };
         if calls.is_empty() && injected {
             corrections += 1;
             if corrections > MAX_CORRECTIONS {
@@ -222,8 +228,11 @@ async fn steps(
 }
 
 fn log_error(e: crate::session::EngineError) -> ModelError {
-    ModelError::new(ErrorKind::Config, format!("could not write the session log: {e}"))
-        .with_hint("Check free disk space and permissions of the data folder.")
+    ModelError::new(
+        ErrorKind::Config,
+        format!("could not write the session log: {e}"),
+    )
+    .with_hint("Check free disk space and permissions of the data folder.")
 }
 
 fn build_prompt(session: &Session, env: &Environment, turn_id: &str, step: u32) -> Prompt {
@@ -352,9 +361,8 @@ async fn sample(
         }
     }
 
-    let rendered = render(&request, wire, &endpoint).map_err(|e| {
-        Outcome::Failed(ModelError::new(ErrorKind::Config, e.to_string()))
-    })?;
+    let rendered = render(&request, wire, &endpoint)
+        .map_err(|e| Outcome::Failed(ModelError::new(ErrorKind::Config, e.to_string())))?;
     let span = tracing::info_span!("sampling_request", route = %route.name(), model = %opts.model);
     let main_meta = meta("main");
     let opened = tokio::select! {
@@ -397,15 +405,31 @@ async fn sample(
             None => buffer.push(event),
         }
         for event in buffer.drain(..) {
-            handle_event(session, turn_id, &origin, event, &mut sampled, &mut completed, usage)
-                .map_err(|e| Outcome::Failed(log_error(e)))?;
+            handle_event(
+                session,
+                turn_id,
+                &origin,
+                event,
+                &mut sampled,
+                &mut completed,
+                usage,
+            )
+            .map_err(|e| Outcome::Failed(log_error(e)))?;
         }
     }
     if let Some(p) = postprocess.as_mut() {
         p.finish(&mut buffer);
         for event in buffer.drain(..) {
-            handle_event(session, turn_id, &origin, event, &mut sampled, &mut completed, usage)
-                .map_err(|e| Outcome::Failed(log_error(e)))?;
+            handle_event(
+                session,
+                turn_id,
+                &origin,
+                event,
+                &mut sampled,
+                &mut completed,
+                usage,
+            )
+            .map_err(|e| Outcome::Failed(log_error(e)))?;
         }
     }
     if !completed {
@@ -466,14 +490,28 @@ fn handle_event(
 fn with_hint(mut e: ModelError) -> ModelError {
     if e.hint.is_none() {
         let hint = match e.kind {
-            ErrorKind::Auth => Some("Check the provider's API key (Settings, or its environment variable)."),
-            ErrorKind::Unreachable => Some("Check the provider's base URL and that the server is running."),
+            ErrorKind::Auth => {
+                Some("Check the provider's API key (Settings, or its environment variable).")
+            }
+            ErrorKind::Unreachable => {
+                Some("Check the provider's base URL and that the server is running.")
+            }
             ErrorKind::RateLimit => Some("The provider is rate limiting; wait and send again."),
-            ErrorKind::QuotaExhausted => Some("The account has no credit left; top it up or switch provider."),
-            ErrorKind::ContextLengthExceeded => Some("The conversation is too long for this model; start a new session or pick a model with a larger context."),
-            ErrorKind::Overloaded | ErrorKind::ServerError => Some("The provider is having trouble; try again in a moment."),
-            ErrorKind::StreamTruncated => Some("The connection dropped mid-answer; send again to retry."),
-            ErrorKind::BadRequest => Some("The provider rejected the request; check the model name and the inspector's request body."),
+            ErrorKind::QuotaExhausted => {
+                Some("The account has no credit left; top it up or switch provider.")
+            }
+            ErrorKind::ContextLengthExceeded => Some(
+                "The conversation is too long for this model; start a new session or pick a model with a larger context.",
+            ),
+            ErrorKind::Overloaded | ErrorKind::ServerError => {
+                Some("The provider is having trouble; try again in a moment.")
+            }
+            ErrorKind::StreamTruncated => {
+                Some("The connection dropped mid-answer; send again to retry.")
+            }
+            ErrorKind::BadRequest => Some(
+                "The provider rejected the request; check the model name and the inspector's request body.",
+            ),
             _ => None,
         };
         e.hint = hint.map(str::to_string);
@@ -559,7 +597,12 @@ async fn execute(
 
     let verdict = {
         let state = lock(&session.inner.state);
-        approval::assess(opts.approval, prepared.action(), &workspace_root, &state.approved)
+        approval::assess(
+            opts.approval,
+            prepared.action(),
+            &workspace_root,
+            &state.approved,
+        )
     };
     if let Verdict::Ask {
         action,

@@ -11,7 +11,9 @@ fn enabled() -> bool {
     if std::env::var_os("TACK_KEYCHAIN_E2E").is_some() {
         return true;
     }
-    println!("skipped: TACK_KEYCHAIN_E2E not set (needs a Secret Service; scripts/test.sh provides one)");
+    println!(
+        "skipped: TACK_KEYCHAIN_E2E not set (needs a Secret Service; scripts/test.sh provides one)"
+    );
     false
 }
 
@@ -22,7 +24,11 @@ fn keys_round_trip_through_the_os_keychain() {
     }
     let store = KeychainStore;
     let status = store.status();
-    assert!(status.available, "Secret Service not available: {:?}", status.message);
+    assert!(
+        status.available,
+        "Secret Service not available: {:?}",
+        status.message
+    );
     let provider = format!("tack-test-{}", std::process::id());
     let canary = ApiKey::new("sk-canary-keychain-0123456789");
     store.delete(&provider).unwrap();
@@ -33,8 +39,13 @@ fn keys_round_trip_through_the_os_keychain() {
     let (key, source) = resolve_key(&KeychainStore, &provider, Some("TACK_TEST_UNSET_ENV"));
     assert_eq!(source, KeySource::Keychain);
     assert_eq!(key.unwrap().last4(), "6789");
-    store.set(&provider, &ApiKey::new("sk-replaced-9999")).unwrap();
-    assert_eq!(store.get(&provider).unwrap().unwrap().expose(), "sk-replaced-9999");
+    store
+        .set(&provider, &ApiKey::new("sk-replaced-9999"))
+        .unwrap();
+    assert_eq!(
+        store.get(&provider).unwrap().unwrap().expose(),
+        "sk-replaced-9999"
+    );
     store.delete(&provider).unwrap();
     assert_eq!(KeychainStore.get(&provider).unwrap(), None);
     // Deleting twice is not an error.

@@ -19,7 +19,11 @@ use super::{PreparedCall, ToolAction, ToolContext, ToolHandler, ToolInput};
 /// the dialog without answering.
 pub trait UserQuestions: Send + Sync {
     /// Asks and waits for the answers.
-    fn ask(&self, call_id: &str, questions: Vec<Question>) -> BoxFuture<'static, Option<Vec<QuestionAnswer>>>;
+    fn ask(
+        &self,
+        call_id: &str,
+        questions: Vec<Question>,
+    ) -> BoxFuture<'static, Option<Vec<QuestionAnswer>>>;
 }
 
 /// A shared question channel.
@@ -108,7 +112,11 @@ impl ToolHandler for AskUserTool {
         )
     }
 
-    fn prepare(&self, input: ToolInput, _ctx: &ToolContext) -> Result<Box<dyn PreparedCall>, ToolOutput> {
+    fn prepare(
+        &self,
+        input: ToolInput,
+        _ctx: &ToolContext,
+    ) -> Result<Box<dyn PreparedCall>, ToolOutput> {
         let args: AskArgs = self.args.parse(input)?;
         Ok(Box::new(PreparedAsk {
             questions: args.questions,
@@ -135,11 +143,17 @@ impl PreparedCall for PreparedAsk {
                 () = ctx.cancel.cancelled() => return ToolOutput::aborted("aborted: the turn was interrupted while waiting for the user's answer"),
             };
             match answers {
-                None => ToolOutput::error("The user dismissed the questions without answering. Continue with your best judgement or ask differently."),
+                None => ToolOutput::error(
+                    "The user dismissed the questions without answering. Continue with your best judgement or ask differently.",
+                ),
                 Some(answers) => {
                     let mut text = String::from("The user answered:");
                     for a in &answers {
-                        let joined = if a.answers.is_empty() { "(no answer)".to_string() } else { a.answers.join(", ") };
+                        let joined = if a.answers.is_empty() {
+                            "(no answer)".to_string()
+                        } else {
+                            a.answers.join(", ")
+                        };
                         text.push_str(&format!("\n- {}: {}", a.question, joined));
                     }
                     ToolOutput::ok(text)

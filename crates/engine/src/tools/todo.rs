@@ -80,7 +80,11 @@ impl ToolHandler for TodoWriteTool {
         )
     }
 
-    fn prepare(&self, input: ToolInput, _ctx: &ToolContext) -> Result<Box<dyn PreparedCall>, ToolOutput> {
+    fn prepare(
+        &self,
+        input: ToolInput,
+        _ctx: &ToolContext,
+    ) -> Result<Box<dyn PreparedCall>, ToolOutput> {
         let args: TodoArgs = self.args.parse(input)?;
         Ok(Box::new(PreparedTodo {
             todos: args.todos,
