@@ -9,8 +9,8 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use serde_json::Value;
-use tack_harness::{Registry, ShapeEnv};
 use tack_harness::prompts::PromptStore;
+use tack_harness::{Registry, ShapeEnv};
 use tack_protocol::{Item, ReasoningOrigin, StreamEvent, ToolSpec, Wire};
 
 /// Bytes handed to the decoder per push, like a network read.
@@ -31,11 +31,22 @@ pub(crate) fn run(
         Some(id) => {
             let registry = Registry::builtin();
             let route = registry.route(wire, id).map_err(|e| e.to_string())?;
-            let prompt = crate::shape::bare_prompt(&std::env::current_dir().unwrap_or_default(), wire, specs.clone());
+            let prompt = crate::shape::bare_prompt(
+                &std::env::current_dir().unwrap_or_default(),
+                wire,
+                specs.clone(),
+            );
             let prompts = PromptStore::builtin();
             route
                 .harness
-                .shape(&prompt, wire, &ShapeEnv { prompts: &prompts, emulate_identity: false })
+                .shape(
+                    &prompt,
+                    wire,
+                    &ShapeEnv {
+                        prompts: &prompts,
+                        emulate_identity: false,
+                    },
+                )
                 .map_err(|e| e.to_string())?
                 .postprocess
         }
@@ -52,7 +63,11 @@ pub(crate) fn run(
     let mut decoder = tack_wire::decoder(
         wire,
         kinds,
-        ReasoningOrigin { wire, provider: None, model: None },
+        ReasoningOrigin {
+            wire,
+            provider: None,
+            model: None,
+        },
     );
     let mut input = Vec::new();
     std::io::stdin()
@@ -68,7 +83,9 @@ pub(crate) fn run(
     let mut failed = false;
     let mut post_out: Vec<StreamEvent> = Vec::new();
     let emit = |ev: &StreamEvent, out: &mut std::io::StdoutLock<'_>| {
-        if let Some(line) = postprocess_line(ev).or_else(|| tack_wire::neutral::to_neutral(&Ok(ev.clone()))) {
+        if let Some(line) =
+            postprocess_line(ev).or_else(|| tack_wire::neutral::to_neutral(&Ok(ev.clone())))
+        {
             let _ = writeln!(out, "{line}");
         }
     };
@@ -97,7 +114,11 @@ pub(crate) fn run(
             emit(&e, &mut out);
         }
     }
-    Ok(if failed { ExitCode::from(1) } else { ExitCode::SUCCESS })
+    Ok(if failed {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    })
 }
 
 /// Lines for the items only a postprocess produces (the wire's neutral schema has none).
@@ -123,16 +144,25 @@ fn postprocess_line(event: &StreamEvent) -> Option<Value> {
 /// (`{type:function|custom, name, …}`) or Messages (`{name, description, input_schema}`) form.
 fn read_tools(path: &PathBuf) -> Result<Vec<ToolSpec>, String> {
     let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
-    let value: Value = serde_json::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))?;
+    let value: Value =
+        serde_json::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))?;
     let list = match &value {
         Value::Array(a) => a.clone(),
         Value::Object(o) => match o.get("tools") {
             Some(Value::Array(a)) => a.clone(),
-            _ => return Err(format!("{}: expected a list of tools or an object with `tools`", path.display())),
+            _ => {
+                return Err(format!(
+                    "{}: expected a list of tools or an object with `tools`",
+                    path.display()
+                ));
+            }
         },
         _ => return Err(format!("{}: expected a list of tools", path.display())),
     };
-    list.iter().map(tool_from_json).collect::<Result<_, _>>().map_err(|e| format!("{}: {e}", path.display()))
+    list.iter()
+        .map(tool_from_json)
+        .collect::<Result<_, _>>()
+        .map_err(|e| format!("{}: {e}", path.display()))
 }
 
 fn tool_from_json(v: &Value) -> Result<ToolSpec, String> {
@@ -141,13 +171,24 @@ fn tool_from_json(v: &Value) -> Result<ToolSpec, String> {
     }
     let s = |v: Option<&Value>| v.and_then(Value::as_str).unwrap_or_default().to_string();
     if let Some(f) = v.get("function") {
-        return Ok(ToolSpec::function(s(f.get("name")), s(f.get("description")), f.get("parameters").cloned().unwrap_or(Value::Null)));
+        return Ok(ToolSpec::function(
+            s(f.get("name")),
+            s(f.get("description")),
+            f.get("parameters").cloned().unwrap_or(Value::Null),
+        ));
     }
     if v.get("type").and_then(Value::as_str) == Some("custom") {
-        return Ok(ToolSpec::freeform(s(v.get("name")), s(v.get("description"))));
+        return Ok(ToolSpec::freeform(
+            s(v.get("name")),
+            s(v.get("description")),
+        ));
     }
     if let Some(schema) = v.get("input_schema").or_else(|| v.get("parameters")) {
-        return Ok(ToolSpec::function(s(v.get("name")), s(v.get("description")), schema.clone()));
+        return Ok(ToolSpec::function(
+            s(v.get("name")),
+            s(v.get("description")),
+            schema.clone(),
+        ));
     }
     Err(format!("not a tool definition: {v}"))
 }

@@ -11,7 +11,9 @@ use tack_engine::log::LoadedSession;
 use tack_engine::resolve::{SessionRequest, resolve};
 use tack_engine::secrets::{KeySource, KeychainStore};
 use tack_engine::session::{Engine, Session, log_path};
-use tack_protocol::{ApprovalAction, ApprovalDecision, ApprovalPolicy, ApprovalRequest, EngineEvent, Item};
+use tack_protocol::{
+    ApprovalAction, ApprovalDecision, ApprovalPolicy, ApprovalRequest, EngineEvent, Item,
+};
 
 use crate::ProviderArgs;
 
@@ -66,9 +68,7 @@ pub(crate) async fn run(args: ExecArgs) -> Result<ExitCode, String> {
     }
     let resolved =
         resolve(&config, &engine.registry, &KeychainStore, &req).map_err(|e| e.to_string())?;
-    if resolved.key_source == KeySource::None
-        && resolved.options.provider.env_key.is_some()
-    {
+    if resolved.key_source == KeySource::None && resolved.options.provider.env_key.is_some() {
         eprintln!(
             "tack: no API key for provider `{}` (keychain or ${}); requests will be sent without one",
             resolved.options.provider.id,
@@ -86,7 +86,11 @@ pub(crate) async fn run(args: ExecArgs) -> Result<ExitCode, String> {
     }
     .map_err(|e| e.to_string())?;
     init_tracing(&session.log_path());
-    eprintln!("tack: session {} ({})", session.id(), session.log_path().display());
+    eprintln!(
+        "tack: session {} ({})",
+        session.id(),
+        session.log_path().display()
+    );
 
     if let Some(seed) = &args.seed {
         let items = read_items(seed)?;
@@ -142,14 +146,19 @@ pub(crate) async fn run(args: ExecArgs) -> Result<ExitCode, String> {
 }
 
 fn print_event(ev: &EngineEvent) {
-    let line = serde_json::to_string(ev).unwrap_or_else(|e| format!("{{\"type\":\"error\",\"message\":\"{e}\"}}"));
+    let line = serde_json::to_string(ev)
+        .unwrap_or_else(|e| format!("{{\"type\":\"error\",\"message\":\"{e}\"}}"));
     let mut out = std::io::stdout().lock();
     // A closed stdout (e.g. `| head`) must not kill the session mid-turn.
     let _ = writeln!(out, "{line}");
     let _ = out.flush();
 }
 
-async fn decide(request: &ApprovalRequest, interactive: bool, policy: ApprovalPolicy) -> ApprovalDecision {
+async fn decide(
+    request: &ApprovalRequest,
+    interactive: bool,
+    policy: ApprovalPolicy,
+) -> ApprovalDecision {
     if !interactive {
         return ApprovalDecision::Deny {
             reason: format!(
@@ -166,7 +175,11 @@ async fn decide(request: &ApprovalRequest, interactive: bool, policy: ApprovalPo
 
 fn ask_on_terminal(request: &ApprovalRequest) -> ApprovalDecision {
     let mut err = std::io::stderr().lock();
-    let _ = writeln!(err, "\n── approval needed ({:?} risk): {}", request.risk, request.reason);
+    let _ = writeln!(
+        err,
+        "\n── approval needed ({:?} risk): {}",
+        request.risk, request.reason
+    );
     match &request.action {
         ApprovalAction::Exec { command, cwd } => {
             let _ = writeln!(err, "   in {cwd}\n   $ {command}");
@@ -175,7 +188,10 @@ fn ask_on_terminal(request: &ApprovalRequest) -> ApprovalDecision {
             let _ = writeln!(err, "   write {}\n{diff}", paths.join(", "));
         }
     }
-    let _ = write!(err, "   [y] approve once  [a] approve for this session  [n] deny  [q] abort turn > ");
+    let _ = write!(
+        err,
+        "   [y] approve once  [a] approve for this session  [n] deny  [q] abort turn > "
+    );
     let _ = err.flush();
     let mut line = String::new();
     if std::io::stdin().lock().read_line(&mut line).is_err() {
@@ -205,15 +221,34 @@ fn request_id(ev: &EngineEvent) -> String {
 }
 
 /// Asks questions on the terminal; an empty line for every question counts as dismissing.
-fn ask_questions(questions: &[tack_protocol::Question]) -> Option<Vec<tack_protocol::QuestionAnswer>> {
+fn ask_questions(
+    questions: &[tack_protocol::Question],
+) -> Option<Vec<tack_protocol::QuestionAnswer>> {
     let mut err = std::io::stderr().lock();
     let mut answers = Vec::new();
     for q in questions {
         let _ = writeln!(err, "\n── question: {}", q.question);
         for (i, o) in q.options.iter().enumerate() {
-            let _ = writeln!(err, "   {}. {}{}", i + 1, o.label, o.description.as_deref().map(|d| format!(" — {d}")).unwrap_or_default());
+            let _ = writeln!(
+                err,
+                "   {}. {}{}",
+                i + 1,
+                o.label,
+                o.description
+                    .as_deref()
+                    .map(|d| format!(" — {d}"))
+                    .unwrap_or_default()
+            );
         }
-        let _ = write!(err, "   answer (number{} or text) > ", if q.multi_select { "s separated by commas" } else { "" });
+        let _ = write!(
+            err,
+            "   answer (number{} or text) > ",
+            if q.multi_select {
+                "s separated by commas"
+            } else {
+                ""
+            }
+        );
         let _ = err.flush();
         let mut line = String::new();
         if std::io::stdin().lock().read_line(&mut line).is_err() {
@@ -229,9 +264,16 @@ fn ask_questions(questions: &[tack_protocol::Question]) -> Option<Vec<tack_proto
                 _ => s.to_string(),
             })
             .collect();
-        answers.push(tack_protocol::QuestionAnswer { question: q.question.clone(), answers: picked });
+        answers.push(tack_protocol::QuestionAnswer {
+            question: q.question.clone(),
+            answers: picked,
+        });
     }
-    if answers.iter().all(|a| a.answers.is_empty()) { None } else { Some(answers) }
+    if answers.iter().all(|a| a.answers.is_empty()) {
+        None
+    } else {
+        Some(answers)
+    }
 }
 
 /// A session log path, or a session id under the sessions folder.
@@ -244,7 +286,10 @@ fn resolve_session_path(paths: &Paths, arg: &str) -> Result<PathBuf, String> {
     if by_id.is_file() {
         return Ok(by_id);
     }
-    Err(format!("no session log at `{arg}` nor a session with that id in {}", paths.sessions_dir().display()))
+    Err(format!(
+        "no session log at `{arg}` nor a session with that id in {}",
+        paths.sessions_dir().display()
+    ))
 }
 
 /// Items from a JSON Lines file: either bare items, or a session log (its `item` records).
@@ -269,7 +314,9 @@ pub(crate) fn read_items(path: &Path) -> Result<Vec<Item>, String> {
 fn init_tracing(session_log: &Path) {
     use tracing_subscriber::layer::SubscriberExt;
     use tracing_subscriber::util::SubscriberInitExt;
-    let Some(dir) = session_log.parent() else { return };
+    let Some(dir) = session_log.parent() else {
+        return;
+    };
     let filter = tracing_subscriber::EnvFilter::try_from_env("TACK_LOG")
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
     let _ = tracing_subscriber::registry()

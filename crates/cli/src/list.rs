@@ -15,7 +15,11 @@ pub(crate) fn providers(config: Option<PathBuf>) -> Result<ExitCode, String> {
         let (key, source) = resolve_key(&store, &p.id, p.env_key.as_deref());
         let key = match (source, key) {
             (KeySource::Keychain, Some(k)) => format!("key in keychain (…{})", k.last4()),
-            (KeySource::Env, Some(k)) => format!("key from ${} (…{})", p.env_key.as_deref().unwrap_or(""), k.last4()),
+            (KeySource::Env, Some(k)) => format!(
+                "key from ${} (…{})",
+                p.env_key.as_deref().unwrap_or(""),
+                k.last4()
+            ),
             _ => match &p.env_key {
                 Some(var) => format!("no key (set ${var})"),
                 None => "no key needed".into(),
@@ -53,17 +57,28 @@ pub(crate) fn sessions(cwd: Option<PathBuf>) -> Result<ExitCode, String> {
     };
     for entry in entries.flatten() {
         let path = entry.path();
-        let name = path.file_name().and_then(|n| n.to_str()).unwrap_or_default();
+        let name = path
+            .file_name()
+            .and_then(|n| n.to_str())
+            .unwrap_or_default();
         if !name.ends_with(".jsonl") || name.ends_with(".exchanges.jsonl") {
             continue;
         }
-        let Ok(s) = LoadedSession::read(&path) else { continue };
+        let Ok(s) = LoadedSession::read(&path) else {
+            continue;
+        };
         if let Some(f) = &filter {
             if PathBuf::from(&s.settings.cwd) != *f {
                 continue;
             }
         }
-        rows.push((s.created_at.clone(), s.session_id.clone(), s.settings.cwd.clone(), s.display_title(), s.items.len()));
+        rows.push((
+            s.created_at.clone(),
+            s.session_id.clone(),
+            s.settings.cwd.clone(),
+            s.display_title(),
+            s.items.len(),
+        ));
     }
     rows.sort_by(|a, b| b.0.cmp(&a.0));
     for (created, id, cwd, title, n) in rows {

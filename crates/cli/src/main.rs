@@ -23,7 +23,11 @@ use clap::{Parser, Subcommand};
 use tack_protocol::{ApprovalPolicy, Wire};
 
 #[derive(Parser)]
-#[command(name = "tack", version, about = "Tack: a workbench for coding agents (headless CLI)")]
+#[command(
+    name = "tack",
+    version,
+    about = "Tack: a workbench for coding agents (headless CLI)"
+)]
 struct Cli {
     /// Config file (default: $TACK_CONFIG_DIR/config.toml or ~/.config/tack/config.toml).
     #[arg(long, global = true, env = "TACK_CONFIG")]
@@ -148,7 +152,10 @@ enum Command {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
         Ok(rt) => rt,
         Err(e) => {
             eprintln!("tack: cannot start the async runtime: {e}");
@@ -195,9 +202,11 @@ fn main() -> ExitCode {
             Command::Harnesses => list::harnesses(),
             Command::Sessions { cwd } => list::sessions(cwd),
             Command::DiffRequest { a, b } => diff_request::run(&a, &b),
-            Command::ImportPrompt { harness, capture, config_dir } => {
-                import_prompt::run(&harness, &capture, config_dir)
-            }
+            Command::ImportPrompt {
+                harness,
+                capture,
+                config_dir,
+            } => import_prompt::run(&harness, &capture, config_dir),
         }
     });
     match result {

@@ -9,9 +9,11 @@ use tack_engine::context;
 use tack_engine::resolve::{SessionRequest, resolve};
 use tack_engine::secrets::MemoryStore;
 use tack_engine::tools::builtin_tools;
-use tack_harness::{Registry, ShapeEnv};
 use tack_harness::prompts::PromptStore;
-use tack_protocol::{ApprovalPolicy, Item, Prompt, ProviderInfo, Role, StepContext, ToolSpec, Wire};
+use tack_harness::{Registry, ShapeEnv};
+use tack_protocol::{
+    ApprovalPolicy, Item, Prompt, ProviderInfo, Role, StepContext, ToolSpec, Wire,
+};
 use tack_wire::{Endpoint, render};
 
 use crate::ProviderArgs;
@@ -88,20 +90,35 @@ pub(crate) fn run(
     };
     let mut shaped = route
         .harness
-        .shape(&prompt, route.wire, &ShapeEnv { prompts: &prompts, emulate_identity: opts.provider.emulate_identity })
+        .shape(
+            &prompt,
+            route.wire,
+            &ShapeEnv {
+                prompts: &prompts,
+                emulate_identity: opts.provider.emulate_identity,
+            },
+        )
         .map_err(|e| e.to_string())?;
     if let Some(t) = opts.provider.temperature {
         shaped.request.params.temperature = Some(t);
     }
-    let rendered = render(&shaped.request, route.wire, &Endpoint::new(opts.provider.base_url.clone()))
-        .map_err(|e| e.to_string())?;
+    let rendered = render(
+        &shaped.request,
+        route.wire,
+        &Endpoint::new(opts.provider.base_url.clone()),
+    )
+    .map_err(|e| e.to_string())?;
     let body: Value = serde_json::from_slice(&rendered.body)
         .unwrap_or_else(|_| Value::String(String::from_utf8_lossy(&rendered.body).into_owned()));
     let headers: Vec<Value> = rendered
         .headers
         .iter()
         .map(|(k, v)| {
-            let v = if tack_protocol::is_secret_header(k) { tack_protocol::REDACTED } else { v.as_str() };
+            let v = if tack_protocol::is_secret_header(k) {
+                tack_protocol::REDACTED
+            } else {
+                v.as_str()
+            };
             json!({"name": k, "value": v})
         })
         .collect();
@@ -140,7 +157,12 @@ pub(crate) fn bare_prompt(cwd: &Path, wire: Wire, tools: Vec<ToolSpec>) -> Promp
             project_docs: Vec::new(),
             listing: Vec::new(),
             model: "model".into(),
-            provider: ProviderInfo { id: "decode".into(), name: "decode".into(), base_url: "http://127.0.0.1".into(), wire },
+            provider: ProviderInfo {
+                id: "decode".into(),
+                name: "decode".into(),
+                base_url: "http://127.0.0.1".into(),
+                wire,
+            },
             approval: ApprovalPolicy::Untrusted,
         },
     }

@@ -12,7 +12,10 @@ pub(crate) async fn run(name: &str, cwd: &Path, args: Option<String>) -> Result<
     let tools = builtin_tools();
     let Some(tool) = tools.iter().find(|t| t.name() == name).cloned() else {
         let names: Vec<&str> = tools.iter().map(|t| t.name()).collect();
-        return Err(format!("unknown tool `{name}`; tools: {}", names.join(", ")));
+        return Err(format!(
+            "unknown tool `{name}`; tools: {}",
+            names.join(", ")
+        ));
     };
     let workspace = std::fs::canonicalize(cwd).map_err(|e| format!("{}: {e}", cwd.display()))?;
     let input = match args {
@@ -25,7 +28,9 @@ pub(crate) async fn run(name: &str, cwd: &Path, args: Option<String>) -> Result<
                 return Err("pass --args JSON, or pipe the tool's raw input on stdin".into());
             }
             let mut text = String::new();
-            stdin.read_to_string(&mut text).map_err(|e| format!("reading stdin: {e}"))?;
+            stdin
+                .read_to_string(&mut text)
+                .map_err(|e| format!("reading stdin: {e}"))?;
             ToolInput::Freeform(text)
         }
     };

@@ -17,7 +17,10 @@ fn decode_with_cli(wire: Wire, bytes: &[u8]) -> (i32, String) {
         .unwrap();
     child.stdin.take().unwrap().write_all(bytes).unwrap();
     let out = child.wait_with_output().unwrap();
-    (out.status.code().unwrap_or(-1), String::from_utf8(out.stdout).unwrap())
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8(out.stdout).unwrap(),
+    )
 }
 
 #[test]
@@ -29,18 +32,37 @@ fn every_shared_fixture_decodes_through_the_cli_as_through_the_library() {
     let mut checked = 0;
     for wire in Wire::ALL {
         let dir = shared.join("fixtures/wire").join(wire.as_str());
-        let mut files: Vec<_> = std::fs::read_dir(&dir).unwrap().flatten().map(|e| e.path()).filter(|p| p.extension().is_some_and(|x| x == "sse")).collect();
+        let mut files: Vec<_> = std::fs::read_dir(&dir)
+            .unwrap()
+            .flatten()
+            .map(|e| e.path())
+            .filter(|p| p.extension().is_some_and(|x| x == "sse"))
+            .collect();
         files.sort();
         for path in files {
             let bytes = std::fs::read(&path).unwrap();
             let (code, stdout) = decode_with_cli(wire, &bytes);
-            let events = tack_wire::decode_all(wire, Default::default(), ReasoningOrigin { wire, provider: None, model: None }, &bytes);
+            let events = tack_wire::decode_all(
+                wire,
+                Default::default(),
+                ReasoningOrigin {
+                    wire,
+                    provider: None,
+                    model: None,
+                },
+                &bytes,
+            );
             let expected = tack_wire::neutral::to_jsonl(&events);
             assert_eq!(stdout.trim_end(), expected.trim_end(), "{}", path.display());
             let failed = events.iter().any(Result::is_err);
             assert_eq!(code, i32::from(failed), "{}", path.display());
-            let last: serde_json::Value = serde_json::from_str(stdout.lines().last().unwrap()).unwrap();
-            assert!(matches!(last["type"].as_str(), Some("completed" | "error")), "{}: {last}", path.display());
+            let last: serde_json::Value =
+                serde_json::from_str(stdout.lines().last().unwrap()).unwrap();
+            assert!(
+                matches!(last["type"].as_str(), Some("completed" | "error")),
+                "{}: {last}",
+                path.display()
+            );
             checked += 1;
         }
     }

@@ -11,7 +11,11 @@ use tack_tests::{ReplayProvider, ScriptedResponse, chat_sse};
 /// The turn failed with an `error` event of `kind`, the user's input is in the session log and
 /// the turn is closed there.
 fn assert_failed_cleanly(env: &Env, run: &support::Run, kind: &str) -> serde_json::Value {
-    assert_eq!(run.status, 1, "stdout: {}\nstderr: {}", run.stdout, run.stderr);
+    assert_eq!(
+        run.status, 1,
+        "stdout: {}\nstderr: {}",
+        run.stdout, run.stderr
+    );
     let errors = run.of("error");
     assert_eq!(errors.len(), 1, "{:?}", run.events);
     let error = errors[0]["error"].clone();
@@ -19,8 +23,16 @@ fn assert_failed_cleanly(env: &Env, run: &support::Run, kind: &str) -> serde_jso
     assert!(!error["message"].as_str().unwrap().is_empty());
     assert_eq!(run.last()["type"], "turn_aborted");
     let loaded = LoadedSession::read(&env.session_log()).unwrap();
-    assert!(loaded.items.iter().any(|i| matches!(i, tack_protocol::Item::Message(m) if m.text() == "go")));
-    assert_eq!(loaded.unfinished_turn, None, "the turn is closed in the log");
+    assert!(
+        loaded
+            .items
+            .iter()
+            .any(|i| matches!(i, tack_protocol::Item::Message(m) if m.text() == "go"))
+    );
+    assert_eq!(
+        loaded.unfinished_turn, None,
+        "the turn is closed in the log"
+    );
     assert!(!env.everything_written().contains(CANARY));
     error
 }
@@ -52,7 +64,10 @@ fn invalid_tool_arguments_go_back_to_the_model_and_the_turn_continues() {
     assert!(text.contains("command"), "{text}");
     // The model saw the error as the tool's output.
     let second = provider.requests()[1].body_json().unwrap();
-    assert_eq!(tool_messages(&second), vec![("call_bad".to_string(), text.to_string())]);
+    assert_eq!(
+        tool_messages(&second),
+        vec![("call_bad".to_string(), text.to_string())]
+    );
 }
 
 #[test]
@@ -64,14 +79,24 @@ fn an_unknown_tool_is_reported_to_the_model_with_the_available_names() {
     let env = Env::new(&provider.url("/v1"));
     let run = env.exec(&["--approval", "never"], "go");
     assert_eq!(run.status, 0, "{}", run.stderr);
-    let text = run.items("tool_output")[0]["output"]["text"].as_str().unwrap().to_string();
-    assert!(text.starts_with("Unknown tool `teleport`. Available tools: shell, read_file"), "{text}");
+    let text = run.items("tool_output")[0]["output"]["text"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(
+        text.starts_with("Unknown tool `teleport`. Available tools: shell, read_file"),
+        "{text}"
+    );
     assert_eq!(provider.requests().len(), 2);
 }
 
 #[test]
 fn a_stream_cut_mid_tool_call_runs_nothing_and_says_truncated() {
-    let full = tool_call("call_rm", "shell", &json!({"command": "touch SHOULD_NOT_EXIST"}));
+    let full = tool_call(
+        "call_rm",
+        "shell",
+        &json!({"command": "touch SHOULD_NOT_EXIST"}),
+    );
     // Cut inside the arguments, before any finish_reason.
     let cut = full.len() / 2;
     let provider = ReplayProvider::start([ScriptedResponse::sse(full).truncate_after(cut)]);
@@ -93,15 +118,32 @@ fn http_401_is_an_auth_error_with_a_fix_and_is_not_retried() {
     let env = Env::new(&provider.url("/v1"));
     let run = env.exec(&[], "go");
     let error = assert_failed_cleanly(&env, &run, "auth");
-    assert!(error["message"].as_str().unwrap().contains("Incorrect API key"), "{error}");
-    assert!(error["hint"].as_str().unwrap().to_lowercase().contains("key"), "{error}");
+    assert!(
+        error["message"]
+            .as_str()
+            .unwrap()
+            .contains("Incorrect API key"),
+        "{error}"
+    );
+    assert!(
+        error["hint"]
+            .as_str()
+            .unwrap()
+            .to_lowercase()
+            .contains("key"),
+        "{error}"
+    );
     assert_eq!(provider.requests().len(), 1);
 }
 
 #[test]
 fn http_429_with_retry_after_is_retried_then_succeeds() {
     let provider = ReplayProvider::start([
-        ScriptedResponse::json(429, &json!({"error": {"message": "Rate limit reached", "type": "rate_limit_error"}})).with_header("retry-after", "0"),
+        ScriptedResponse::json(
+            429,
+            &json!({"error": {"message": "Rate limit reached", "type": "rate_limit_error"}}),
+        )
+        .with_header("retry-after", "0"),
         ScriptedResponse::sse(answer("ok", "Hello there friend.")),
     ]);
     let env = Env::new(&provider.url("/v1"));
@@ -109,7 +151,11 @@ fn http_429_with_retry_after_is_retried_then_succeeds() {
     assert_eq!(run.status, 0, "{}", run.stderr);
     assert_eq!(provider.requests().len(), 2);
     // Both attempts are recorded as exchanges.
-    let outcomes: Vec<String> = run.of("exchange_recorded").iter().map(|e| e["exchange"]["outcome"].as_str().unwrap().to_string()).collect();
+    let outcomes: Vec<String> = run
+        .of("exchange_recorded")
+        .iter()
+        .map(|e| e["exchange"]["outcome"].as_str().unwrap().to_string())
+        .collect();
     assert_eq!(outcomes, vec!["rate_limit", "ok"]);
 }
 
@@ -123,23 +169,37 @@ fn http_500_is_retried_then_succeeds() {
     let run = env.exec(&[], "go");
     assert_eq!(run.status, 0, "{}", run.stderr);
     assert_eq!(provider.requests().len(), 2);
-    assert_eq!(run.items("message").last().unwrap()["content"][0]["text"], "Recovered just fine.");
+    assert_eq!(
+        run.items("message").last().unwrap()["content"][0]["text"],
+        "Recovered just fine."
+    );
 }
 
 #[test]
 fn an_unreachable_host_says_so_and_what_to_check() {
     // A port nothing listens on: bind, note the port, close.
-    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
     let env = Env::new(&format!("http://127.0.0.1:{port}/v1"));
     let run = env.exec(&[], "go");
     let error = assert_failed_cleanly(&env, &run, "unreachable");
-    assert!(error["hint"].as_str().unwrap().contains("base URL"), "{error}");
+    assert!(
+        error["hint"].as_str().unwrap().contains("base URL"),
+        "{error}"
+    );
 }
 
 #[test]
 fn a_denied_approval_reaches_the_model_as_the_tool_output() {
     let provider = ReplayProvider::start([
-        ScriptedResponse::sse(tool_call("call_rm", "shell", &json!({"command": "rm -rf build"}))),
+        ScriptedResponse::sse(tool_call(
+            "call_rm",
+            "shell",
+            &json!({"command": "rm -rf build"}),
+        )),
         ScriptedResponse::sse(answer("ok", "Understood, I will not delete it.")),
     ]);
     let env = Env::new(&provider.url("/v1"));
@@ -154,7 +214,10 @@ fn a_denied_approval_reaches_the_model_as_the_tool_output() {
     let out = &run.items("tool_output")[0]["output"];
     assert_eq!(out["status"], "denied");
     let second = provider.requests()[1].body_json().unwrap();
-    assert!(tool_messages(&second)[0].1.contains("No terminal to ask"), "{second}");
+    assert!(
+        tool_messages(&second)[0].1.contains("No terminal to ask"),
+        "{second}"
+    );
 }
 
 #[test]
@@ -167,7 +230,17 @@ fn mid_stream_provider_errors_keep_what_was_said() {
     let env = Env::new(&provider.url("/v1"));
     let run = env.exec(&[], "go");
     assert_eq!(run.status, 1);
-    assert!(run.of("text_delta").iter().any(|e| e["text"] == "Partial answer"));
+    assert!(
+        run.of("text_delta")
+            .iter()
+            .any(|e| e["text"] == "Partial answer")
+    );
     let error = &run.of("error")[0]["error"];
-    assert!(error["message"].as_str().unwrap().contains("Upstream overloaded"), "{error}");
+    assert!(
+        error["message"]
+            .as_str()
+            .unwrap()
+            .contains("Upstream overloaded"),
+        "{error}"
+    );
 }

@@ -15,7 +15,11 @@ fn sigkill_mid_turn_loses_nothing_and_the_session_resumes() {
     // The model runs a command, then the provider hangs on the next request: Tack is killed
     // while waiting for it.
     let provider = ReplayProvider::start([
-        ScriptedResponse::sse(tool_call("call_1", "shell", &json!({"command": "echo hello > marker.txt"}))),
+        ScriptedResponse::sse(tool_call(
+            "call_1",
+            "shell",
+            &json!({"command": "echo hello > marker.txt"}),
+        )),
         ScriptedResponse::hang(),
     ]);
     let env = Env::new(&provider.url("/v1"));
@@ -54,17 +58,28 @@ fn sigkill_mid_turn_loses_nothing_and_the_session_resumes() {
         })
         .collect();
     assert_eq!(kinds, vec!["message", "function_call", "tool_output"]);
-    assert!(before.unfinished_turn.is_some(), "the kill left the turn open");
-    let Item::ToolOutput(out) = &before.items[2] else { unreachable!() };
+    assert!(
+        before.unfinished_turn.is_some(),
+        "the kill left the turn open"
+    );
+    let Item::ToolOutput(out) = &before.items[2] else {
+        unreachable!()
+    };
     assert_eq!(out.output.status, ToolStatus::Completed);
-    assert_eq!(std::fs::read_to_string(env.workspace.join("marker.txt")).unwrap(), "hello\n");
+    assert_eq!(
+        std::fs::read_to_string(env.workspace.join("marker.txt")).unwrap(),
+        "hello\n"
+    );
 
     // Resume with a new task: the interrupted turn is closed, and the history goes back to
     // the model whole.
-    let provider2 = ReplayProvider::start([ScriptedResponse::sse(answer("r", "The marker says hello."))]);
+    let provider2 =
+        ReplayProvider::start([ScriptedResponse::sse(answer("r", "The marker says hello."))]);
     let id = before.session_id.clone();
     let config = env.config.join("config.toml");
-    let text = std::fs::read_to_string(&config).unwrap().replace(&provider.url("/v1"), &provider2.url("/v1"));
+    let text = std::fs::read_to_string(&config)
+        .unwrap()
+        .replace(&provider.url("/v1"), &provider2.url("/v1"));
     std::fs::write(&config, text).unwrap();
     let run = support::Run::from(
         env.tack()
@@ -75,10 +90,16 @@ fn sigkill_mid_turn_loses_nothing_and_the_session_resumes() {
     assert_eq!(run.status, 0, "{}\n{}", run.stdout, run.stderr);
     let body = provider2.requests()[0].body_json().unwrap();
     let messages = body["messages"].as_array().unwrap();
-    let roles: Vec<&str> = messages.iter().map(|m| m["role"].as_str().unwrap()).collect();
+    let roles: Vec<&str> = messages
+        .iter()
+        .map(|m| m["role"].as_str().unwrap())
+        .collect();
     assert_eq!(roles, vec!["system", "user", "assistant", "tool", "user"]);
     assert_eq!(messages[2]["tool_calls"][0]["id"], "call_1");
-    assert!(messages[3]["content"].as_str().unwrap().is_empty() || messages[3]["tool_call_id"] == "call_1");
+    assert!(
+        messages[3]["content"].as_str().unwrap().is_empty()
+            || messages[3]["tool_call_id"] == "call_1"
+    );
 
     let after = LoadedSession::read(&log).unwrap();
     assert_eq!(after.session_id, id);

@@ -26,19 +26,39 @@ fn a_real_model_lists_the_files_through_the_shell_tool() {
     std::fs::write(env.workspace.join("beta.txt"), "b").unwrap();
     // `untrusted` is the default policy: `ls` is a known read-only command and passes the gate.
     let run = env.exec(&[], "List the files in the current directory.");
-    assert_eq!(run.status, 0, "stdout: {}\nstderr: {}", run.stdout, run.stderr);
+    assert_eq!(
+        run.status, 0,
+        "stdout: {}\nstderr: {}",
+        run.stdout, run.stderr
+    );
     let calls = run.items("function_call");
     assert_eq!(calls.len(), 1, "{:?}", run.events);
     assert_eq!(calls[0]["name"], "shell");
-    let args: serde_json::Value = serde_json::from_str(calls[0]["arguments"].as_str().unwrap()).unwrap();
-    assert!(args["command"].as_str().unwrap().trim().starts_with("ls"), "{args}");
-    assert!(run.of("approval_requested").is_empty(), "ls needs no approval under untrusted");
+    let args: serde_json::Value =
+        serde_json::from_str(calls[0]["arguments"].as_str().unwrap()).unwrap();
+    assert!(
+        args["command"].as_str().unwrap().trim().starts_with("ls"),
+        "{args}"
+    );
+    assert!(
+        run.of("approval_requested").is_empty(),
+        "ls needs no approval under untrusted"
+    );
     let out = &run.items("tool_output")[0]["output"];
     assert_eq!(out["status"], "completed");
     let listing = out["text"].as_str().unwrap();
-    assert!(listing.contains("alpha.txt") && listing.contains("beta.txt"), "{listing}");
+    assert!(
+        listing.contains("alpha.txt") && listing.contains("beta.txt"),
+        "{listing}"
+    );
     // The listing went back to the model, whose answer ended the turn.
     assert_eq!(run.of("exchange_recorded").len(), 2);
-    assert!(!run.items("message").iter().filter(|m| m["role"] == "assistant").collect::<Vec<_>>().is_empty());
+    assert!(
+        !run.items("message")
+            .iter()
+            .filter(|m| m["role"] == "assistant")
+            .collect::<Vec<_>>()
+            .is_empty()
+    );
     assert_eq!(run.last()["type"], "turn_completed");
 }

@@ -47,7 +47,12 @@ harness = "minimal"
         )
         .unwrap();
         let workspace = std::fs::canonicalize(&workspace).unwrap();
-        Env { root, workspace, home, config }
+        Env {
+            root,
+            workspace,
+            home,
+            config,
+        }
     }
 
     /// `tack` with this env's folders and the canary key.
@@ -64,7 +69,11 @@ harness = "minimal"
     /// Runs `tack exec` with `args` then the task, in the workspace, and collects its output.
     pub fn exec(&self, args: &[&str], task: &str) -> Run {
         let mut cmd = self.tack();
-        cmd.arg("exec").arg("--cwd").arg(&self.workspace).args(args).arg(task);
+        cmd.arg("exec")
+            .arg("--cwd")
+            .arg(&self.workspace)
+            .args(args)
+            .arg(task);
         Run::from(cmd.output().unwrap())
     }
 
@@ -150,7 +159,9 @@ impl Run {
 
     /// The last event.
     pub fn last(&self) -> &Value {
-        self.events.last().unwrap_or_else(|| panic!("no events; stderr: {}", self.stderr))
+        self.events
+            .last()
+            .unwrap_or_else(|| panic!("no events; stderr: {}", self.stderr))
     }
 }
 
@@ -170,9 +181,15 @@ pub fn tool_call(id: &str, name: &str, args: &Value) -> Vec<u8> {
 /// Chat chunks of a plain text answer, in three pieces.
 pub fn answer(id: &str, text: &str) -> Vec<u8> {
     let words: Vec<&str> = text.splitn(3, ' ').collect();
-    let mut chunks = vec![json!({"id": format!("chatcmpl-{id}"), "model": "test-model", "choices": [{"index": 0, "delta": {"role": "assistant", "content": ""}}]})];
+    let mut chunks = vec![
+        json!({"id": format!("chatcmpl-{id}"), "model": "test-model", "choices": [{"index": 0, "delta": {"role": "assistant", "content": ""}}]}),
+    ];
     for (i, w) in words.iter().enumerate() {
-        let piece = if i + 1 < words.len() { format!("{w} ") } else { (*w).to_string() };
+        let piece = if i + 1 < words.len() {
+            format!("{w} ")
+        } else {
+            (*w).to_string()
+        };
         chunks.push(json!({"id": format!("chatcmpl-{id}"), "choices": [{"index": 0, "delta": {"content": piece}}]}));
     }
     chunks.push(json!({"id": format!("chatcmpl-{id}"), "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]}));
@@ -191,7 +208,10 @@ pub fn tool_messages(body: &Value) -> Vec<(String, String)> {
                 Value::String(s) => s.clone(),
                 other => other.to_string(),
             };
-            (m["tool_call_id"].as_str().unwrap_or_default().to_string(), content)
+            (
+                m["tool_call_id"].as_str().unwrap_or_default().to_string(),
+                content,
+            )
         })
         .collect()
 }
