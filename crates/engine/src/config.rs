@@ -274,7 +274,8 @@ pub fn builtin_providers() -> Vec<ProviderConfig> {
             "openai",
             "OpenAI",
             "https://api.openai.com/v1",
-            Chat,
+            // OpenAI's own agents use Responses: reasoning items round-trip there.
+            Responses,
             Some("OPENAI_API_KEY"),
             "gpt-5",
             None,
