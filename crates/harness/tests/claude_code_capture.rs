@@ -221,17 +221,15 @@ fn claude_code_matches_the_captured_request() {
     let path = rendered.url.trim_start_matches("https://api.anthropic.com");
     assert_eq!(path, cap.path);
 
-    // Top-level keys: the same set. (Order: see `rendered_key_order_is_the_renderers`.)
-    let mut ours: Vec<&str> = body
+    // Top-level keys: the same keys in the same order.
+    let ours: Vec<&str> = body
         .as_object()
         .expect("object")
         .keys()
         .map(String::as_str)
         .collect();
-    let mut theirs: Vec<&str> = cap.keys.iter().map(String::as_str).collect();
-    ours.sort_unstable();
-    theirs.sort_unstable();
-    assert_eq!(ours, theirs, "top-level keys");
+    let theirs: Vec<&str> = cap.keys.iter().map(String::as_str).collect();
+    assert_eq!(ours, theirs, "top-level keys in order");
 
     // Scalar fields, with the one deliberate difference: no device id in metadata.user_id.
     for (key, value) in &cap.scalars {
@@ -287,6 +285,27 @@ fn claude_code_matches_the_captured_request() {
         })
         .collect();
     assert_eq!(shaped_roles, cap.messages);
+    // On the wire too: the environment message stays a `system` turn.
+    let wire_roles: Vec<(&str, usize)> = body["messages"]
+        .as_array()
+        .expect("messages")
+        .iter()
+        .map(|m| {
+            let blocks = m["content"].as_array().expect("block content").len();
+            (m["role"].as_str().expect("role"), blocks)
+        })
+        .collect();
+    let captured_roles: Vec<(&str, usize)> = cap
+        .messages
+        .iter()
+        .map(|(role, blocks, _)| (role.as_str(), *blocks))
+        .collect();
+    assert_eq!(wire_roles, captured_roles, "rendered roles and block counts");
+    assert_eq!(
+        body["messages"][1]["content"][0]["cache_control"],
+        json!({"type": "ephemeral"}),
+        "the environment message is the cached last block"
+    );
     let first = &req.messages[0].content;
     let texts: Vec<&str> = first
         .iter()
@@ -382,11 +401,20 @@ fn claude_code_matches_the_captured_request() {
         );
     }
 
-    // Functional headers, as captured.
+    // Functional headers, as captured: `accept: application/json` although the request
+    // streams (the reply is SSE all the same; the client decodes by its content type).
     let header = |list: &[(String, String)], name: &str| {
         list.iter().find(|(k, _)| k == name).map(|(_, v)| v.clone())
     };
-    for name in ["anthropic-beta", "anthropic-version"] {
+    assert!(rendered.stream);
+    let accepts: Vec<&str> = rendered
+        .headers
+        .iter()
+        .filter(|(k, _)| k == "accept")
+        .map(|(_, v)| v.as_str())
+        .collect();
+    assert_eq!(accepts, ["application/json"], "one accept header");
+    for name in ["accept", "content-type", "anthropic-beta", "anthropic-version"] {
         assert_eq!(
             header(&rendered.headers, name),
             header(&cap.headers, name),
@@ -460,19 +488,29 @@ fn identity_headers_follow_the_capture_when_opted_in() {
     assert_eq!(value("x-claude-code-session-id"), Some("sess_0193"));
 }
 
-/// What the Messages renderer does with two captured facts it cannot express yet: it writes
-/// top-level keys in its own fixed order (`model, max_tokens, system, messages, …`), and it
-/// turns an in-conversation `system` message into user content merged with the message before
-/// it. The shaped request carries both facts (see the test above); this pins what goes on the
-/// wire today so a renderer change shows up here.
+/// The bare profile (no capture of its own) is sent by the same client: the captured key
+/// order and `accept` header, and no environment message to keep as a `system` turn.
 #[test]
-fn rendered_key_order_and_system_role_are_the_renderers() {
+fn bare_profile_uses_the_captured_key_order() {
     let Some(md) = capture() else {
         println!("skipped: no ../shared");
         return;
     };
     let cap = parse(&md);
-    let shaped = shape(false);
+    let prompts = PromptStore::builtin();
+    let shaped = Registry::builtin()
+        .route(Wire::Messages, "claude-code-bare")
+        .expect("route")
+        .harness
+        .shape(
+            &captured_prompt(),
+            Wire::Messages,
+            &ShapeEnv {
+                prompts: &prompts,
+                emulate_identity: false,
+            },
+        )
+        .expect("shape");
     let rendered = render(
         &shaped.request,
         Wire::Messages,
@@ -486,24 +524,24 @@ fn rendered_key_order_and_system_role_are_the_renderers() {
         .keys()
         .map(String::as_str)
         .collect();
-    println!(
-        "captured key order: {:?}\nrendered key order: {ours:?}",
-        cap.keys
-    );
+    // The captured order, restricted to the keys the bare profile sends.
+    let expected: Vec<&str> = cap
+        .keys
+        .iter()
+        .map(String::as_str)
+        .filter(|k| ours.contains(k))
+        .collect();
+    assert_eq!(ours, expected);
     let roles: Vec<&str> = body["messages"]
         .as_array()
         .expect("messages")
         .iter()
         .filter_map(|m| m["role"].as_str())
         .collect();
-    println!(
-        "captured roles: {:?}\nrendered roles: {roles:?}",
-        cap.messages
-    );
-    assert_eq!(ours.first(), Some(&"model"));
-    assert_eq!(
-        roles,
-        ["user"],
-        "the environment message is merged into the first user message today"
+    assert_eq!(roles, ["user"]);
+    assert!(
+        rendered
+            .headers
+            .contains(&("accept".to_string(), "application/json".to_string()))
     );
 }

@@ -55,15 +55,20 @@
 //!   only, see [`request::user_id`]), `stream: true`, query `?beta=true`. Extended thinking is
 //!   left off for a request whose open tool loop started without a thinking block (history
 //!   from another provider), which the API would reject (see
-//!   [`messages::thinking_must_be_off`]).
-//! - **Headers**: `anthropic-beta` and `anthropic-version` always; the CLI's identity
-//!   headers only with `emulate_identity` (see [`request::headers`]).
+//!   [`messages::thinking_must_be_off`]). Keys go out in the captured order (`model,
+//!   messages, system, tools, metadata, max_tokens, …`, [`request::BODY_KEY_ORDER`]), and the
+//!   environment message stays a `system` turn inside `messages` rather than being folded into
+//!   the user turn.
+//! - **Headers**: `accept: application/json` (as captured, even though the reply streams),
+//!   `anthropic-beta` and `anthropic-version` always; the CLI's identity headers only with
+//!   `emulate_identity` (see [`request::headers`]).
 //!
 //! # Bare profile
 //! Anchor §2.1 (the capture has no bare run): only `Bash, Edit, Read` with short descriptions,
 //! a short body (`CWD`, `Date`, the git snapshot; Tack adds the project instructions and the
 //! user's extra instructions, which the anchor dropped), no reminders, no environment message,
-//! no todo reminder, `output_config.effort: high`.
+//! no todo reminder, `output_config.effort: high`. Key order and headers as in the full
+//! profile (the same client sends both).
 //!
 //! # Chat and Responses
 //! The same shaping carried over OpenAI-style wires (§2.1(d)/(e)): the same main prompt and
@@ -331,7 +336,13 @@ fn messages_request(
             metadata: Some(json!({"user_id": request::user_id(&ctx.session_id)})),
             ..RequestParams::default()
         },
-        options: RenderOptions::default(),
+        options: RenderOptions {
+            // The environment message stays a `system` turn, as captured (the request always
+            // carries the beta that allows it).
+            messages_system_role: true,
+            field_order: request::BODY_KEY_ORDER.map(str::to_string).to_vec(),
+            ..RenderOptions::default()
+        },
         extra_body,
         headers: request::headers(&ctx.session_id, env.emulate_identity),
         query: vec![("beta".to_string(), "true".to_string())],

@@ -25,6 +25,21 @@ pub(crate) const BETAS: [&str; 8] = [
 /// The beta under which the Messages API accepts `role: "system"` inside `messages`.
 pub(crate) const MID_CONVERSATION_BETA: &str = "mid-conversation-tool-changes-2026-07-01";
 
+/// Top-level body keys in the captured order (the Anthropic TypeScript SDK writes the CLI's
+/// request object as built, not the renderer's order). Keys a request lacks are skipped.
+pub(crate) const BODY_KEY_ORDER: [&str; 10] = [
+    "model",
+    "messages",
+    "system",
+    "tools",
+    "metadata",
+    "max_tokens",
+    "thinking",
+    "context_management",
+    "output_config",
+    "stream",
+];
+
 /// The CLI version the identity headers name (the captured one).
 pub(crate) const CLI_VERSION: &str = "2.1.332";
 
@@ -32,14 +47,17 @@ pub(crate) const CLI_VERSION: &str = "2.1.332";
 const SDK_PACKAGE_VERSION: &str = "0.128.0";
 const SDK_RUNTIME_VERSION: &str = "v26.12.1";
 
-/// Headers of a Claude Code request, in the capture's order. The functional ones
-/// (`anthropic-beta`, `anthropic-version`) always; the CLI's identity (user-agent, session
-/// header, SDK headers, `x-app`) only when the user opted in for this provider. The session
+/// Headers of a Claude Code request, in the capture's order. `accept: application/json` and
+/// the functional ones (`anthropic-beta`, `anthropic-version`) always: the SDK asks for JSON
+/// even when streaming (the reply is SSE all the same, and the client decodes by its
+/// `content-type`). The CLI's identity (user-agent, session header, SDK headers, `x-app`) only
+/// when the user opted in for this provider. The session
 /// header then carries Tack's own session id; the architecture and OS are this machine's.
 /// Never sent in any case: the billing-attribution system block and a device id.
 pub(crate) fn headers(session_id: &str, emulate_identity: bool) -> Vec<(String, String)> {
     let h = |k: &str, v: &str| (k.to_string(), v.to_string());
-    let mut out = Vec::with_capacity(16);
+    let mut out = Vec::with_capacity(17);
+    out.push(h("accept", "application/json"));
     if emulate_identity {
         out.push(h(
             "user-agent",
@@ -100,10 +118,10 @@ mod tests {
     fn identity_headers_only_on_opt_in() {
         let plain = headers("s-1", false);
         let names: Vec<&str> = plain.iter().map(|(k, _)| k.as_str()).collect();
-        assert_eq!(names, vec!["anthropic-beta", "anthropic-version"]);
+        assert_eq!(names, vec!["accept", "anthropic-beta", "anthropic-version"]);
         let full = headers("s-1", true);
         let names: Vec<&str> = full.iter().map(|(k, _)| k.as_str()).collect();
-        assert_eq!(names.first(), Some(&"user-agent"));
+        assert_eq!(names[..2], ["accept", "user-agent"]);
         assert!(names.contains(&"x-app"));
         assert!(full.contains(&("x-claude-code-session-id".to_string(), "s-1".to_string())));
         assert!(!names.iter().any(|n| n.contains("billing")));
