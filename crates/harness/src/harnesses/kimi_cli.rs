@@ -10,9 +10,8 @@
 //! - Body: `max_completion_tokens` (not `max_tokens: 32000`), computed like kimi-cli does as
 //!   the context window left after the prompt (the capture: 262144 − prompt ≈ 249252);
 //!   `prompt_cache_key` = the session id; `thinking: {type: disabled}` (`enabled` for thinking
-//!   models); no temperature. The capture's top-level key order is `messages, model,
-//!   max_completion_tokens, prompt_cache_key, stream, stream_options, tools, thinking`; Tack's
-//!   Chat renderer writes the same keys in its own fixed order.
+//!   models); no temperature. Top-level keys in the capture's order: `messages, model,
+//!   max_completion_tokens, prompt_cache_key, stream, stream_options, tools, thinking`.
 //! - System prompt: one string with the sections the capture lists (Prompt and Tool Use, …,
 //!   Working Environment with OS / date / working directory and its two-level tree, Project
 //!   Information with AGENTS.md, Skills, Ultimate Reminders), written in our own words
@@ -51,6 +50,19 @@ pub(crate) const VERSION: &str = "1.52.0";
 
 /// kimi-cli's context window for Kimi models (`max_context_size` in the capture's config).
 const CONTEXT_WINDOW: u32 = 262_144;
+
+/// Top-level body keys in the captured order (kosong builds the OpenAI SDK call's arguments in
+/// this order, `messages` first).
+const BODY_KEY_ORDER: [&str; 8] = [
+    "messages",
+    "model",
+    "max_completion_tokens",
+    "prompt_cache_key",
+    "stream",
+    "stream_options",
+    "tools",
+    "thinking",
+];
 
 /// Shell timeouts kimi-cli accepts, in seconds (`Shell.Params.timeout`: default 60, 1..=300).
 const SHELL_DEFAULT_SECS: u64 = 60;
@@ -365,6 +377,7 @@ impl Harness for KimiCli {
                 chat_reasoning_field: replay.then(|| "reasoning_content".to_string()),
                 chat_max_tokens_field: "max_completion_tokens".to_string(),
                 chat_tool_result_parts: false,
+                field_order: BODY_KEY_ORDER.map(String::from).to_vec(),
                 ..RenderOptions::default()
             },
             extra_body,

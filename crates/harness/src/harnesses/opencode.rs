@@ -24,7 +24,7 @@
 //!   user's first message.
 //!
 //! Body: `model, max_tokens: 32000, messages, tools, tool_choice: "auto", stream,
-//! stream_options` (the capture's key order; the renderer writes the same keys in its own order).
+//! stream_options`, in this order (the capture's; the title request has the same order).
 //! Tools: `bash`, `edit`, `glob`, `grep`, `read`,
 //! `todowrite`, `write` in the capture's order; `skill`, `task` and `webfetch` have no handler
 //! in Tack and are not advertised. History arguments are re-serialized in each tool's schema key
@@ -58,6 +58,18 @@ const ID: &str = "opencode";
 pub(crate) const VERSION: &str = "1.18.33";
 
 const MAX_TOKENS: u32 = 32_000;
+
+/// Top-level body keys in the captured order, for the main and the title request alike (the
+/// AI SDK's openai-compatible provider builds its body in this order).
+const BODY_KEY_ORDER: [&str; 7] = [
+    "model",
+    "max_tokens",
+    "messages",
+    "tools",
+    "tool_choice",
+    "stream",
+    "stream_options",
+];
 
 /// `bash` timeouts in milliseconds.
 const BASH_DEFAULT_MS: f64 = 120_000.0;
@@ -290,6 +302,10 @@ impl Opencode {
                 max_tokens: Some(MAX_TOKENS),
                 ..RequestParams::default()
             },
+            options: RenderOptions {
+                field_order: BODY_KEY_ORDER.map(String::from).to_vec(),
+                ..RenderOptions::default()
+            },
             headers: if env.emulate_identity {
                 identity_headers(&ctx.session_id)
             } else {
@@ -362,6 +378,7 @@ impl Harness for Opencode {
                 chat_reasoning_field: replay.then(|| "reasoning_content".to_string()),
                 chat_max_tokens_field: "max_tokens".to_string(),
                 chat_tool_result_parts: false,
+                field_order: BODY_KEY_ORDER.map(String::from).to_vec(),
                 ..RenderOptions::default()
             },
             ..ShapedRequest::default()

@@ -10,8 +10,8 @@
 //!   date) ahead of the prompt, and sends no assistant acknowledgement. The skills and
 //!   deferred-tool reminders of the capture are left out: Tack has neither.
 //! - `max_tokens: 32768` (not 8000); body keys `model, messages, max_tokens, stream,
-//!   stream_options, tools` (the capture's key order; the renderer writes the same keys in its
-//!   own order), no temperature and no `tool_choice`.
+//!   stream_options, tools`, in this order (the capture's), no temperature and no
+//!   `tool_choice`.
 //! - Tools: the capture's names and schemas, sorted alphabetically as the CLI sends them:
 //!   `edit`, `glob`, `grep_search`, `read_file`, `run_shell_command`, `write_file`. The agent,
 //!   goal, skill, notebook and deferred-tool entries (`tool_search`/`tool_call`) have no
@@ -55,6 +55,17 @@ const ID: &str = "qwen-code";
 pub(crate) const VERSION: &str = "0.24.4";
 
 const MAX_TOKENS: u32 = 32_768;
+
+/// Top-level body keys in the captured order (the OpenAI Node SDK sends the CLI's request
+/// object as built).
+const BODY_KEY_ORDER: [&str; 6] = [
+    "model",
+    "messages",
+    "max_tokens",
+    "stream",
+    "stream_options",
+    "tools",
+];
 
 /// `run_shell_command` timeouts in milliseconds: 120000 by default, at most 600000.
 const SHELL_DEFAULT_MS: u64 = 120_000;
@@ -277,6 +288,7 @@ impl Harness for QwenCode {
                 chat_reasoning_field: replay.then(|| "reasoning_content".to_string()),
                 chat_max_tokens_field: "max_tokens".to_string(),
                 chat_tool_result_parts: true,
+                field_order: BODY_KEY_ORDER.map(String::from).to_vec(),
                 ..RenderOptions::default()
             },
             ..ShapedRequest::default()
