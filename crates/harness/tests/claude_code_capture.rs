@@ -300,7 +300,10 @@ fn claude_code_matches_the_captured_request() {
         .iter()
         .map(|(role, blocks, _)| (role.as_str(), *blocks))
         .collect();
-    assert_eq!(wire_roles, captured_roles, "rendered roles and block counts");
+    assert_eq!(
+        wire_roles, captured_roles,
+        "rendered roles and block counts"
+    );
     assert_eq!(
         body["messages"][1]["content"][0]["cache_control"],
         json!({"type": "ephemeral"}),
@@ -414,7 +417,12 @@ fn claude_code_matches_the_captured_request() {
         .map(|(_, v)| v.as_str())
         .collect();
     assert_eq!(accepts, ["application/json"], "one accept header");
-    for name in ["accept", "content-type", "anthropic-beta", "anthropic-version"] {
+    for name in [
+        "accept",
+        "content-type",
+        "anthropic-beta",
+        "anthropic-version",
+    ] {
         assert_eq!(
             header(&rendered.headers, name),
             header(&cap.headers, name),
