@@ -188,11 +188,18 @@ fn swe_agent_matches_its_capture() {
     };
     let requests = parse(&md);
     assert_eq!(requests.len(), 3);
-    compare(
-        "swe-agent #1",
-        &requests[0],
-        &facts(&shape("swe-agent", vec![task()])),
-    );
+    let first = shape("swe-agent", vec![task()]);
+    compare("swe-agent #1", &requests[0], &facts(&first));
+    // The key order comes from the render options: the tools are the request's own (the
+    // inspector and the engine see them), not a verbatim body field.
+    let names: Vec<&str> = first
+        .request
+        .tools
+        .iter()
+        .map(|t| t.name.as_str())
+        .collect();
+    assert_eq!(names, ["bash", "str_replace_editor", "submit"]);
+    assert!(first.request.extra_body.is_empty());
     // The model answered "done" (no tool call): the re-query shows it and the correction.
     let second = vec![
         task(),

@@ -3,7 +3,8 @@
 //!
 //! Sources: the capture (`../shared/spec/captures/mini-swe-agent.md`) and the anchor notes
 //! (`harness-spec.md` §2.8); they agree on the request. Followed from the capture: body keys
-//! `model, messages, tools` only (no `stream`, `temperature`, `max_tokens`, `tool_choice`); one
+//! `model, messages, tools` only, in this order (no `stream`, `temperature`, `max_tokens`,
+//! `tool_choice`); one
 //! `bash(command)` tool; a one-line system message; the task wrapped in the instance template
 //! (recommended workflow ending in the completion command, command rules, an example reply,
 //! `<system_information>`, command examples); a re-query appends the error as a new user
@@ -49,6 +50,9 @@ const ID: &str = "mini-swe-agent";
 
 /// The first output line that ends the task (mini-swe-agent 2.x; 1.x used another word).
 pub(crate) const COMPLETION_MARKER: &str = "COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT";
+
+/// Top-level body keys in the captured order (litellm's request as sent).
+const BODY_KEY_ORDER: [&str; 3] = ["model", "messages", "tools"];
 
 /// mini-swe-agent's `LocalEnvironmentConfig.timeout` default, in ms.
 const COMMAND_TIMEOUT_MS: u32 = 30_000;
@@ -120,6 +124,7 @@ impl Harness for MiniSweAgent {
                 chat_reasoning_field: rules
                     .replay_reasoning
                     .then(|| "reasoning_content".to_string()),
+                field_order: BODY_KEY_ORDER.map(String::from).to_vec(),
                 ..tack_wire::RenderOptions::default()
             },
             ..ShapedRequest::default()

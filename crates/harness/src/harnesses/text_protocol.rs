@@ -183,27 +183,6 @@ pub(crate) fn load_tools(
         .collect()
 }
 
-/// The Chat `tools` array for `tools` (`{type: "function", function: {name, description,
-/// parameters}}`, the OpenAI Chat Completions tool shape). Harnesses that must place `tools`
-/// after the sampling fields to match a capture put this in `extra_body`.
-pub(crate) fn chat_tools(tools: &[ToolSpec]) -> Value {
-    Value::Array(
-        tools
-            .iter()
-            .map(|t| {
-                json!({
-                    "type": "function",
-                    "function": {
-                        "name": t.name,
-                        "description": t.description,
-                        "parameters": t.parameters(),
-                    }
-                })
-            })
-            .collect(),
-    )
-}
-
 /// Marks a Chat message's text as a prompt-cache breakpoint the way litellm-based agents send
 /// it even to OpenAI-compatible hosts: `content: [{type: "text", text, cache_control: {type:
 /// "ephemeral"}}]`. The Chat renderer has no such field, so it goes in as a `content` override

@@ -8,7 +8,7 @@
 //! |---|---|---|
 //! | tools | function calling: `bash`, `str_replace_editor`, `submit` | none |
 //! | sampling | `temperature: 0.0`, `top_p: 1.0` | `temperature: 1.0`, `top_p: 0.95` |
-//! | body keys | `model, messages, temperature, top_p, tools`, no `stream` | no tools, no `stream` |
+//! | body keys | `model, messages, temperature, top_p, tools`, in this order; no `stream` | no tools, no `stream` |
 //! | task message | a one-block content array with `cache_control` | a string |
 //!
 //! SWE-agent's other action parser (`thought_action`: no tools, the command in a fenced block)
@@ -54,7 +54,9 @@ use tack_protocol::{
     FunctionCallItem, Item, LocalShellCallItem, Prompt, Role, StopReason, StreamEvent, ToolInput,
     ToolOutput, ToolOutputItem, ToolStatus, Wire,
 };
-use tack_wire::{RequestParams, ShapedMessage, ShapedRequest, ShapedRole, SystemBlock};
+use tack_wire::{
+    RenderOptions, RequestParams, ShapedMessage, ShapedRequest, ShapedRole, SystemBlock,
+};
 
 use self::action::Action;
 use super::text_protocol::{self as tp, FORMAT_CORRECTION, Seen};
@@ -63,6 +65,9 @@ use crate::prompts::TemplateVars;
 use crate::{BoundCall, Harness, Postprocess, ShapeEnv, ShapeError, Shaped, bind_by_name};
 
 const ID: &str = "swe-agent";
+
+/// Top-level body keys in the captured order: the sampling fields before `tools`.
+const BODY_KEY_ORDER: [&str; 5] = ["model", "messages", "temperature", "top_p", "tools"];
 
 /// SWE-agent's default per-command execution timeout (`tools.execution_timeout`), in ms.
 pub(crate) const COMMAND_TIMEOUT_MS: u32 = 30_000;
@@ -105,13 +110,6 @@ impl Harness for SweAgent {
         let correction = tp::render_file(env.prompts, ID, "format_error.md", &vars, flags)?;
         let messages = messages(prompt, env, &vars, function_calling)?;
 
-        let mut extra_body = serde_json::Map::new();
-        if function_calling {
-            // The capture's key order is `model, messages, temperature, top_p, tools`; the Chat
-            // renderer writes `tools` before the sampling fields, so they go in `extra_body`,
-            // which is written after them.
-            extra_body.insert("tools".into(), tp::chat_tools(&tools));
-        }
         let request = ShapedRequest {
             model: ctx.model.clone(),
             system: vec![SystemBlock {
@@ -119,13 +117,17 @@ impl Harness for SweAgent {
                 cache: false,
             }],
             messages,
+            tools,
             params: RequestParams {
                 stream: false,
                 temperature: Some(0.0),
                 top_p: Some(1.0),
                 ..RequestParams::default()
             },
-            extra_body,
+            options: RenderOptions {
+                field_order: BODY_KEY_ORDER.map(String::from).to_vec(),
+                ..RenderOptions::default()
+            },
             headers: if env.emulate_identity {
                 vec![("user-agent".into(), "swe-agent/1.1.0".into())]
             } else {
@@ -135,8 +137,8 @@ impl Harness for SweAgent {
         };
         let history = &prompt.history;
         Ok(Shaped {
+            tool_kinds: tack_wire::tool_kinds(&request.tools, Wire::Chat),
             request,
-            tool_kinds: tack_wire::tool_kinds(&tools, Wire::Chat),
             extra_requests: Vec::new(),
             postprocess: Some(Box::new(SwePostprocess {
                 review_pending: review_pending(history),

@@ -48,13 +48,16 @@ use serde_json::{Value, json};
 use tack_protocol::{
     FunctionCallItem, Item, Prompt, Role, StopReason, StreamEvent, ToolOutput, Wire,
 };
-use tack_wire::{RequestParams, ShapedMessage, ShapedRequest, ShapedRole};
+use tack_wire::{RenderOptions, RequestParams, ShapedMessage, ShapedRequest, ShapedRole};
 
 use super::text_protocol::{self as tp, Seen};
 use crate::prompts::{Template, TemplateVars};
 use crate::{Harness, Postprocess, ShapeEnv, ShapeError, Shaped};
 
 const ID: &str = "terminus-2";
+
+/// Top-level body keys in the captured order: only these two.
+const BODY_KEY_ORDER: [&str; 2] = ["model", "messages"];
 
 /// Engine tool the keystrokes go to.
 pub(crate) const TERMINAL_TOOL: &str = "terminal";
@@ -232,6 +235,10 @@ impl Harness for Terminus2 {
             params: RequestParams {
                 stream: false,
                 ..RequestParams::default()
+            },
+            options: RenderOptions {
+                field_order: BODY_KEY_ORDER.map(String::from).to_vec(),
+                ..RenderOptions::default()
             },
             ..ShapedRequest::default()
         };
