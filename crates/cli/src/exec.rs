@@ -12,7 +12,7 @@ use tack_engine::resolve::{SessionRequest, resolve};
 use tack_engine::secrets::{KeySource, KeychainStore};
 use tack_engine::session::{Engine, Session, log_path};
 use tack_protocol::{
-    ApprovalAction, ApprovalDecision, ApprovalPolicy, ApprovalRequest, EngineEvent, Item,
+    ApprovalAction, ApprovalDecision, ApprovalPolicy, ApprovalRequest, EngineEvent, Item, Wire,
 };
 
 use crate::ProviderArgs;
@@ -20,6 +20,7 @@ use crate::ProviderArgs;
 pub(crate) struct ExecArgs {
     pub config: Option<PathBuf>,
     pub provider: ProviderArgs,
+    pub wire: Option<Wire>,
     pub approval: Option<ApprovalPolicy>,
     pub cwd: PathBuf,
     pub resume: Option<String>,
@@ -48,7 +49,7 @@ pub(crate) async fn run(args: ExecArgs) -> Result<ExitCode, String> {
         provider: args.provider.provider.clone(),
         model: args.provider.model.clone(),
         harness: args.provider.harness.clone(),
-        wire: args.provider.wire,
+        wire: args.wire,
         approval: args.approval,
         api_key_env: args.provider.api_key_env.clone(),
         instructions: args.instructions.clone(),

@@ -2,7 +2,8 @@
 //!
 //! - `tack exec` runs a session headless and prints engine events as JSON Lines;
 //! - `tack decode` decodes a saved SSE stream into neutral events;
-//! - `tack shape` prints the exact HTTP request a prompt or a saved session would produce;
+//! - `tack shape` prints the exact HTTP request a prompt or a saved session would produce (on
+//!   every wire side by side with `--wire all`);
 //! - `tack tool` runs one engine tool directly;
 //! - `tack diff-request` compares two requests; `tack import-prompt` installs a captured
 //!   request's system prompt and tools as a harness's prompt overrides;
@@ -48,9 +49,6 @@ struct ProviderArgs {
     /// Harness id, or `auto` to infer it from provider and model.
     #[arg(long)]
     harness: Option<String>,
-    /// Wire override: chat, responses or messages.
-    #[arg(long)]
-    wire: Option<Wire>,
     /// Read the API key from this environment variable.
     #[arg(long)]
     api_key_env: Option<String>,
@@ -62,6 +60,9 @@ enum Command {
     Exec {
         #[command(flatten)]
         provider: ProviderArgs,
+        /// Wire override: chat, responses or messages.
+        #[arg(long)]
+        wire: Option<Wire>,
         /// Approval policy: untrusted (default), on-request, never.
         #[arg(long)]
         approval: Option<ApprovalPolicy>,
@@ -99,6 +100,10 @@ enum Command {
     Shape {
         #[command(flatten)]
         provider: ProviderArgs,
+        /// Wire override: chat, responses or messages; `all` prints the request on every wire
+        /// (a JSON array, one object per wire; unsupported wires carry the routing error).
+        #[arg(long)]
+        wire: Option<shape::WireChoice>,
         /// Workspace folder.
         #[arg(long, default_value = ".")]
         cwd: PathBuf,
@@ -166,6 +171,7 @@ fn main() -> ExitCode {
         match cli.command {
             Command::Exec {
                 provider,
+                wire,
                 approval,
                 cwd,
                 resume,
@@ -176,6 +182,7 @@ fn main() -> ExitCode {
                 exec::run(exec::ExecArgs {
                     config: cli.config,
                     provider,
+                    wire,
                     approval,
                     cwd,
                     resume,
@@ -193,10 +200,11 @@ fn main() -> ExitCode {
             } => decode::run(wire, harness, tools, recover_text_calls),
             Command::Shape {
                 provider,
+                wire,
                 cwd,
                 prompt,
                 history,
-            } => shape::run(cli.config, provider, cwd, prompt, history),
+            } => shape::run(cli.config, provider, wire, cwd, prompt, history),
             Command::Tool { name, cwd, args } => tool::run(&name, &cwd, args).await,
             Command::Providers => list::providers(cli.config),
             Command::Harnesses => list::harnesses(),

@@ -1,16 +1,23 @@
 //! `tack shape`: the exact HTTP request a fresh prompt or a saved session would produce.
+//!
+//! With `--wire all`, the same prompt (history, tools, context) is shaped and rendered once per
+//! wire, as the route for that wire and the resolved harness would send it: one JSON object
+//! per wire, in [`Wire::ALL`] order. A wire the harness does not support is listed with the
+//! routing error instead of a request.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::str::FromStr;
 
-use serde_json::{Value, json};
+use serde_json::{Map, Value, json};
 use tack_engine::context;
 use tack_engine::resolve::{SessionRequest, resolve};
 use tack_engine::secrets::MemoryStore;
+use tack_engine::session::SessionOptions;
 use tack_engine::tools::builtin_tools;
 use tack_harness::prompts::PromptStore;
-use tack_harness::{Registry, ShapeEnv};
+use tack_harness::{Registry, Route, RouteError, ShapeEnv};
 use tack_protocol::{
     ApprovalPolicy, Item, Prompt, ProviderInfo, Role, StepContext, ToolSpec, Wire,
 };
@@ -18,9 +25,32 @@ use tack_wire::{Endpoint, render};
 
 use crate::ProviderArgs;
 
+/// `tack shape --wire`: one wire, or every wire side by side.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum WireChoice {
+    /// Render on this wire (an error when the harness does not support it).
+    One(Wire),
+    /// Render on every wire; unsupported ones are listed with the routing error.
+    All,
+}
+
+impl FromStr for WireChoice {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        if s.trim().eq_ignore_ascii_case("all") {
+            return Ok(WireChoice::All);
+        }
+        s.parse::<Wire>()
+            .map(WireChoice::One)
+            .map_err(|e| format!("{e}, or all"))
+    }
+}
+
 pub(crate) fn run(
     config: Option<PathBuf>,
     provider: ProviderArgs,
+    wire: Option<WireChoice>,
     cwd: PathBuf,
     prompt: Option<String>,
     history: Option<PathBuf>,
@@ -28,7 +58,8 @@ pub(crate) fn run(
     let config = crate::load_config(config)?;
     let registry = Registry::builtin();
     let cwd = std::fs::canonicalize(&cwd).map_err(|e| format!("{}: {e}", cwd.display()))?;
-    // Keys are never needed to shape, and never printed: an empty store.
+    // Keys are never needed to shape, and never printed: an empty store. With `all`, the
+    // provider's own wire picks the harness (when it is inferred).
     let resolved = resolve(
         &config,
         &registry,
@@ -38,7 +69,10 @@ pub(crate) fn run(
             provider: provider.provider,
             model: provider.model,
             harness: provider.harness,
-            wire: provider.wire,
+            wire: match wire {
+                Some(WireChoice::One(w)) => Some(w),
+                Some(WireChoice::All) | None => None,
+            },
             approval: None,
             api_key_env: None,
             instructions: None,
@@ -46,18 +80,64 @@ pub(crate) fn run(
     )
     .map_err(|e| e.to_string())?;
     let opts = resolved.options;
-    let route = registry
-        .route(opts.provider.wire, &opts.harness)
-        .map_err(|e| e.to_string())?;
+    let all = wire == Some(WireChoice::All);
+    let routes: Vec<(Wire, Result<Route, RouteError>)> = if all {
+        Wire::ALL
+            .iter()
+            .map(|&w| (w, registry.route(w, &opts.harness)))
+            .collect()
+    } else {
+        let w = opts.provider.wire;
+        vec![(w, registry.route(w, &opts.harness))]
+    };
+    // Checked before any file is read. An unknown harness is an error whatever the wire, and so
+    // is the one wire asked for; with `all`, an unsupported wire is an entry of the output.
+    for (_, route) in &routes {
+        if let Err(e) = route
+            && (!all || matches!(e, RouteError::UnknownHarness { .. }))
+        {
+            return Err(e.to_string());
+        }
+    }
     let items = match (&history, &prompt) {
         (Some(path), _) => crate::exec::read_items(path)?,
         (None, Some(text)) => vec![Item::text("msg_1", Role::User, text.clone())],
         (None, None) => return Err("pass --prompt TEXT or --history FILE".into()),
     };
-    let env = context::capture(&cwd);
     let paths = tack_engine::config::Paths::from_env();
     let prompts = PromptStore::with_override_dir(paths.prompts_dir());
-    let prompt = Prompt {
+    let prompt = prompt_for(&opts, &cwd, items);
+    let mut entries = Vec::with_capacity(routes.len());
+    for (w, route) in routes {
+        let mut entry = Map::new();
+        if all {
+            entry.insert("wire".into(), json!(w));
+        }
+        match route {
+            Ok(route) => entry.extend(request_on(&route, &prompt, &opts, &prompts)?),
+            Err(e) => {
+                entry.insert("error".into(), json!(e.to_string()));
+            }
+        }
+        entries.push(Value::Object(entry));
+    }
+    let out = if all {
+        Value::Array(entries)
+    } else {
+        entries.into_iter().next().unwrap_or_default()
+    };
+    let text = serde_json::to_string_pretty(&out).map_err(|e| e.to_string())?;
+    let mut stdout = std::io::stdout().lock();
+    // A closed pipe (`| head`) is not an error worth a panic.
+    let _ = writeln!(stdout, "{text}");
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The prompt a fresh session in `cwd` would send with `items` as its history: the engine's
+/// tools (restricted to the provider's allowlist) and this machine's context, captured now.
+fn prompt_for(opts: &SessionOptions, cwd: &Path, items: Vec<Item>) -> Prompt {
+    let env = context::capture(cwd);
+    Prompt {
         examples: opts.examples.clone(),
         history: items,
         tools: builtin_tools()
@@ -87,18 +167,32 @@ pub(crate) fn run(
             provider: opts.provider.info(),
             approval: opts.approval,
         },
-    };
+    }
+}
+
+/// `route`'s request for `prompt` as a JSON object: `route`, `prompt_source`, `method`, `url`,
+/// `headers` (`[{name, value}]`, secrets redacted) and `body` (the JSON body with its key order
+/// kept, or the raw text if it is not JSON). The prompt's provider is taken to speak the
+/// route's wire, and the provider's temperature override applies as in a session.
+fn request_on(
+    route: &Route,
+    prompt: &Prompt,
+    opts: &SessionOptions,
+    prompts: &PromptStore,
+) -> Result<Map<String, Value>, String> {
+    let mut prompt = prompt.clone();
+    prompt.context.provider.wire = route.wire;
     let mut shaped = route
         .harness
         .shape(
             &prompt,
             route.wire,
             &ShapeEnv {
-                prompts: &prompts,
+                prompts,
                 emulate_identity: opts.provider.emulate_identity,
             },
         )
-        .map_err(|e| e.to_string())?;
+        .map_err(|e| format!("{}: {e}", route.name()))?;
     if let Some(t) = opts.provider.temperature {
         shaped.request.params.temperature = Some(t);
     }
@@ -107,7 +201,7 @@ pub(crate) fn run(
         route.wire,
         &Endpoint::new(opts.provider.base_url.clone()),
     )
-    .map_err(|e| e.to_string())?;
+    .map_err(|e| format!("{}: {e}", route.name()))?;
     let body: Value = serde_json::from_slice(&rendered.body)
         .unwrap_or_else(|_| Value::String(String::from_utf8_lossy(&rendered.body).into_owned()));
     let headers: Vec<Value> = rendered
@@ -122,19 +216,14 @@ pub(crate) fn run(
             json!({"name": k, "value": v})
         })
         .collect();
-    let out = json!({
-        "route": route.name(),
-        "prompt_source": shaped.prompt_source,
-        "method": rendered.method,
-        "url": rendered.url,
-        "headers": headers,
-        "body": body,
-    });
-    let text = serde_json::to_string_pretty(&out).map_err(|e| e.to_string())?;
-    let mut stdout = std::io::stdout().lock();
-    // A closed pipe (`| head`) is not an error worth a panic.
-    let _ = writeln!(stdout, "{text}");
-    Ok(ExitCode::SUCCESS)
+    let mut out = Map::new();
+    out.insert("route".into(), json!(route.name()));
+    out.insert("prompt_source".into(), json!(shaped.prompt_source));
+    out.insert("method".into(), json!(rendered.method));
+    out.insert("url".into(), json!(rendered.url));
+    out.insert("headers".into(), Value::Array(headers));
+    out.insert("body".into(), body);
+    Ok(out)
 }
 
 /// A prompt with no history, for getting a harness's postprocess outside a session.
