@@ -222,10 +222,10 @@ impl Converter<'_> {
     }
 
     fn flush_pending(&mut self) {
-        if let Some(p) = self.pending.take() {
-            if !p.content.is_empty() {
-                self.out.push(p);
-            }
+        if let Some(p) = self.pending.take()
+            && !p.content.is_empty()
+        {
+            self.out.push(p);
         }
     }
 
@@ -305,10 +305,10 @@ impl Converter<'_> {
             text: output.text.clone(),
         }];
         for part in &output.content {
-            if let ContentPart::Image { url, .. } = part {
-                if self.opts.keep_images {
-                    content.push(ResultPart::Image { url: url.clone() });
-                }
+            if let ContentPart::Image { url, .. } = part
+                && self.opts.keep_images
+            {
+                content.push(ResultPart::Image { url: url.clone() });
             }
         }
         Block::ToolResult {
@@ -516,10 +516,10 @@ mod tests {
     #[test]
     fn developer_messages_follow_the_mode() {
         let dev = Item::text("d", Role::Developer, "rules");
-        let m = convert(&[dev.clone()], &HistoryOptions::default());
+        let m = convert(std::slice::from_ref(&dev), &HistoryOptions::default());
         assert_eq!(roles(&m), vec![ShapedRole::User]);
         let m = convert(
-            &[dev.clone()],
+            std::slice::from_ref(&dev),
             &HistoryOptions {
                 developer: DeveloperMode::Drop,
                 ..Default::default()

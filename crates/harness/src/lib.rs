@@ -54,6 +54,10 @@ pub trait Harness: Send + Sync {
     /// # Errors
     /// A model-readable tool output (status `failed`) when the call cannot be bound, e.g. its
     /// arguments are not valid JSON.
+    #[allow(
+        clippy::result_large_err,
+        reason = "a model-readable ToolOutput is the designed error"
+    )]
     fn bind_call(&self, call: &Item) -> Result<BoundCall, ToolOutput> {
         bind_by_name(call)
     }
@@ -143,6 +147,10 @@ pub enum ShapeError {
 /// # Errors
 /// A failed tool output naming the JSON error when function arguments don't parse, or when the
 /// item is not a tool call.
+#[allow(
+    clippy::result_large_err,
+    reason = "a model-readable ToolOutput is the designed error"
+)]
 pub fn bind_by_name(call: &Item) -> Result<BoundCall, ToolOutput> {
     match call {
         Item::FunctionCall(c) => Ok(BoundCall {
@@ -177,6 +185,10 @@ pub fn bind_by_name(call: &Item) -> Result<BoundCall, ToolOutput> {
 ///
 /// # Errors
 /// A failed tool output quoting the parse error, so the model can fix its next call.
+#[allow(
+    clippy::result_large_err,
+    reason = "a model-readable ToolOutput is the designed error"
+)]
 pub fn parse_arguments(tool: &str, arguments: &str) -> Result<Value, ToolOutput> {
     if arguments.trim().is_empty() {
         return Ok(Value::Object(serde_json::Map::new()));
