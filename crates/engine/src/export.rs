@@ -41,10 +41,10 @@ pub fn list_sessions(dir: &Path, cwd: Option<&Path>) -> Vec<SessionRow> {
                 return None;
             }
             let s = LoadedSession::read(&path).ok()?;
-            if let Some(c) = cwd {
-                if Path::new(&s.settings.cwd) != c {
-                    return None;
-                }
+            if let Some(c) = cwd
+                && Path::new(&s.settings.cwd) != c
+            {
+                return None;
             }
             let updated_at = entry
                 .metadata()

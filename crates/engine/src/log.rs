@@ -301,13 +301,13 @@ impl LoadedSession {
             return t.clone();
         }
         for item in &self.items {
-            if let Item::Message(m) = item {
-                if m.role == tack_protocol::Role::User {
-                    let text = m.text();
-                    let line = text.lines().next().unwrap_or("").trim();
-                    if !line.is_empty() {
-                        return line.chars().take(80).collect();
-                    }
+            if let Item::Message(m) = item
+                && m.role == tack_protocol::Role::User
+            {
+                let text = m.text();
+                let line = text.lines().next().unwrap_or("").trim();
+                if !line.is_empty() {
+                    return line.chars().take(80).collect();
                 }
             }
         }

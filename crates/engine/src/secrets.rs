@@ -204,12 +204,11 @@ pub fn resolve_key(
         Ok(_) => {}
         Err(e) => tracing::debug!(provider, error = %e, "keychain lookup failed; trying env"),
     }
-    if let Some(var) = env_key {
-        if let Ok(v) = std::env::var(var) {
-            if !v.trim().is_empty() {
-                return (Some(ApiKey::new(v)), KeySource::Env);
-            }
-        }
+    if let Some(var) = env_key
+        && let Ok(v) = std::env::var(var)
+        && !v.trim().is_empty()
+    {
+        return (Some(ApiKey::new(v)), KeySource::Env);
     }
     (None, KeySource::None)
 }

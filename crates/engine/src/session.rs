@@ -161,6 +161,12 @@ pub(crate) struct Inner {
     pub(crate) running: watch::Sender<bool>,
 }
 
+/// A question put to the user and where its answers go (`None`: dismissed).
+pub(crate) type PendingQuestion = (
+    QuestionRequest,
+    oneshot::Sender<Option<Vec<QuestionAnswer>>>,
+);
+
 pub(crate) struct State {
     pub(crate) history: Vec<Item>,
     pub(crate) turn: Option<RunningTurn>,
@@ -169,13 +175,7 @@ pub(crate) struct State {
     /// the answer goes.
     pub(crate) approvals: HashMap<String, (ApprovalRequest, oneshot::Sender<ApprovalDecision>)>,
     /// Pending questions, likewise.
-    pub(crate) questions: HashMap<
-        String,
-        (
-            QuestionRequest,
-            oneshot::Sender<Option<Vec<QuestionAnswer>>>,
-        ),
-    >,
+    pub(crate) questions: HashMap<String, PendingQuestion>,
     pub(crate) approved: SessionApprovals,
     pub(crate) ids: HashSet<String>,
     pub(crate) call_ids: HashSet<String>,

@@ -469,10 +469,10 @@ fn handle_event(
             });
         }
         StreamEvent::ItemDone { mut item } => {
-            if let Item::Reasoning(r) = &mut item {
-                if r.origin.is_none() {
-                    r.origin = Some(origin.clone());
-                }
+            if let Item::Reasoning(r) = &mut item
+                && r.origin.is_none()
+            {
+                r.origin = Some(origin.clone());
             }
             let recorded = session.record(Some(turn_id), item)?;
             if recorded.is_tool_call() {

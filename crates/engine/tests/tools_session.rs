@@ -1,4 +1,6 @@
 //! The session-facing tools: `todo_write` and `ask_user`.
+// Test code: a failed unwrap is a failed test.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::sync::{Arc, Mutex};
 
@@ -94,11 +96,13 @@ async fn ask_user_relays_answers_and_says_so_when_nobody_can_answer() {
     let out = run(&AskUserTool::new(), &ctx, args.clone()).await;
     assert_eq!(out.status, ToolStatus::Completed);
     assert_eq!(out.text, "The user answered:\n- Which database?: SQLite");
-    let asked = user.asked.lock().unwrap();
-    assert_eq!(
-        asked[0].options[1].description.as_deref(),
-        Some("needs a server")
-    );
+    {
+        let asked = user.asked.lock().unwrap();
+        assert_eq!(
+            asked[0].options[1].description.as_deref(),
+            Some("needs a server")
+        );
+    }
 
     let dismissing = Arc::new(Scripted {
         asked: Mutex::new(Vec::new()),
