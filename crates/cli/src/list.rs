@@ -1,6 +1,6 @@
 //! `tack providers`, `tack harnesses`, `tack sessions`.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use tack_engine::config::Paths;
@@ -67,10 +67,10 @@ pub(crate) fn sessions(cwd: Option<PathBuf>) -> Result<ExitCode, String> {
         let Ok(s) = LoadedSession::read(&path) else {
             continue;
         };
-        if let Some(f) = &filter {
-            if PathBuf::from(&s.settings.cwd) != *f {
-                continue;
-            }
+        if let Some(f) = &filter
+            && Path::new(&s.settings.cwd) != f
+        {
+            continue;
         }
         rows.push((
             s.created_at.clone(),

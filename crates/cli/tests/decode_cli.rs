@@ -2,6 +2,8 @@
 //! output is exactly the neutral projection of the library's decoding (whose expectations are
 //! the insta snapshots in crates/wire/tests/snapshots), line for line, and it exits non-zero
 //! exactly when the stream ends in an error.
+// Test code: a failed unwrap is a failed test.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::io::Write;
 use std::process::{Command, Stdio};

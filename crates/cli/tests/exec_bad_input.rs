@@ -1,5 +1,7 @@
 //! Bad input from the provider or the model gets a clear error and loses nothing: every test
 //! runs the real `tack exec` against a real HTTP server on loopback.
+// Test code: a failed unwrap is a failed test.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod support;
 

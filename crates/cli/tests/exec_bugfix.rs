@@ -1,6 +1,8 @@
 //! A scripted end-to-end task over real HTTP: the replaying provider plays a model that reads
 //! a buggy file, patches it, runs its test and finishes. Tack executes every call for real in
 //! a temporary git repository, and every request it sent is checked.
+// Test code: a failed unwrap is a failed test.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod support;
 

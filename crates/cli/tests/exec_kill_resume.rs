@@ -1,4 +1,6 @@
 //! Killing `tack exec` with SIGKILL mid-turn loses no completed item, and the session resumes.
+// Test code: a failed unwrap is a failed test.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod support;
 

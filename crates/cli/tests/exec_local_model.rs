@@ -2,6 +2,8 @@
 //! scripts/local-llm.sh): the model calls `shell` with `ls`, the call passes the approval gate
 //! and runs, its output goes back, and the model's answer ends the turn. Opt-in with
 //! `TACK_LOCAL_LLM=1` (scripts/test.sh sets it).
+// Test code: a failed unwrap is a failed test.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod support;
 

@@ -1,7 +1,8 @@
 //! Running the real `tack` binary against a real HTTP provider on loopback, in throwaway
 //! folders: its own config, data folder and workspace per test.
 
-#![allow(dead_code)]
+// Each test binary uses part of this module; a failed unwrap is a failed test.
+#![allow(dead_code, clippy::unwrap_used, clippy::expect_used)]
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
