@@ -1,5 +1,7 @@
 //! Rendering choices harnesses make for fidelity with real CLIs: top-level key order,
 //! in-conversation system messages on Messages, and headers that replace defaults.
+// Test code: a failed unwrap is a failed test.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use tack_protocol::Wire;
 use tack_wire::{
