@@ -36,8 +36,8 @@ pub struct MenuAction {
 /// Anything the shell emits.
 #[derive(Debug, Clone)]
 pub enum AppEvent {
-    /// Engine event.
-    Engine(EngineEventEnvelope),
+    /// Engine event (boxed: it is many times the size of the others).
+    Engine(Box<EngineEventEnvelope>),
     /// Workspace change.
     Workspace(WorkspaceChanged),
     /// Menu action.

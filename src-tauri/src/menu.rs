@@ -61,9 +61,9 @@ pub(crate) fn build<R: Runtime>(handle: &AppHandle<R>) -> tauri::Result<Menu<R>>
 }
 
 pub(crate) fn handle<R: Runtime>(app: &AppHandle<R>, id: &str) {
-    if matches!(id, "new-session" | "open-folder" | "settings" | "toggle-inspector") {
-        if let Some(state) = app.try_state::<AppState>() {
-            state.emit(AppEvent::Menu(MenuAction { action: id.to_string() }));
-        }
+    if matches!(id, "new-session" | "open-folder" | "settings" | "toggle-inspector")
+        && let Some(state) = app.try_state::<AppState>()
+    {
+        state.emit(AppEvent::Menu(MenuAction { action: id.to_string() }));
     }
 }

@@ -94,10 +94,10 @@ impl AppState {
         let emit = self.emit.clone();
         tauri::async_runtime::spawn(async move {
             while let Some(event) = events.recv().await {
-                emit(AppEvent::Engine(EngineEventEnvelope {
+                emit(AppEvent::Engine(Box::new(EngineEventEnvelope {
                     session_id: id.clone(),
                     event,
-                }));
+                })));
             }
         });
     }

@@ -6,7 +6,7 @@
 //! `.git/` are dropped: they would only make the list flicker.
 
 use std::collections::BTreeSet;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::mpsc;
 use std::time::Duration;
 
@@ -94,7 +94,7 @@ fn collect(
     }
 }
 
-fn relevant(root: &Path, ignore: &Gitignore, path: &PathBuf) -> Option<String> {
+fn relevant(root: &Path, ignore: &Gitignore, path: &Path) -> Option<String> {
     let rel = path.strip_prefix(root).ok()?;
     if rel.components().any(|c| c.as_os_str() == ".git") {
         return None;

@@ -1,6 +1,8 @@
 //! The shell's commands over Tauri's real IPC path (mock runtime, no display), against a real
 //! HTTP provider on loopback — and the canary check: a provider key set through the UI never
 //! appears in any IPC response, any event sent to the webview, or any file Tack writes.
+// Test code: a failed unwrap is a failed test.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
