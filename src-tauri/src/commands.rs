@@ -166,7 +166,10 @@ fn key_state(secrets: &dyn tack_engine::secrets::SecretStore, p: &ProviderConfig
     }
 }
 
-fn provider_view(secrets: &dyn tack_engine::secrets::SecretStore, p: &ProviderConfig) -> ProviderView {
+fn provider_view(
+    secrets: &dyn tack_engine::secrets::SecretStore,
+    p: &ProviderConfig,
+) -> ProviderView {
     ProviderView {
         id: p.id.clone(),
         name: p.name.clone(),
@@ -186,7 +189,13 @@ fn provider_view(secrets: &dyn tack_engine::secrets::SecretStore, p: &ProviderCo
 pub async fn list_providers(state: State<'_, AppState>) -> CmdResult<Vec<ProviderView>> {
     let providers = lock(&state.config).providers();
     let secrets = state.secrets.clone();
-    blocking(move || providers.iter().map(|p| provider_view(secrets.as_ref(), p)).collect()).await
+    blocking(move || {
+        providers
+            .iter()
+            .map(|p| provider_view(secrets.as_ref(), p))
+            .collect()
+    })
+    .await
 }
 
 /// A provider to add or update.
@@ -212,10 +221,20 @@ pub struct ProviderInput {
 /// Adds or updates a provider in the config file.
 #[tauri::command]
 #[specta::specta]
-pub async fn save_provider(state: State<'_, AppState>, input: ProviderInput) -> CmdResult<ProviderView> {
+pub async fn save_provider(
+    state: State<'_, AppState>,
+    input: ProviderInput,
+) -> CmdResult<ProviderView> {
     let id = input.id.trim().to_string();
-    if id.is_empty() || !id.chars().all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_') {
-        return Err(AppError::new("the provider id must be letters, digits, `-` or `_`", None));
+    if id.is_empty()
+        || !id
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
+    {
+        return Err(AppError::new(
+            "the provider id must be letters, digits, `-` or `_`",
+            None,
+        ));
     }
     let base_url = input.base_url.trim().trim_end_matches('/').to_string();
     if !(base_url.starts_with("http://") || base_url.starts_with("https://")) {
@@ -236,10 +255,17 @@ pub async fn save_provider(state: State<'_, AppState>, input: ProviderInput) -> 
             .map_err(AppError::from_display)?;
     }
     // Settings the form doesn't edit are kept from the provider being replaced.
-    let previous = lock(&state.config).providers().into_iter().find(|p| p.id == id);
+    let previous = lock(&state.config)
+        .providers()
+        .into_iter()
+        .find(|p| p.id == id);
     let provider = ProviderConfig {
         id: id.clone(),
-        name: if input.name.trim().is_empty() { id.clone() } else { input.name.trim().to_string() },
+        name: if input.name.trim().is_empty() {
+            id.clone()
+        } else {
+            input.name.trim().to_string()
+        },
         base_url,
         wire: input.wire,
         env_key: input.env_key.filter(|e| !e.trim().is_empty()),
@@ -257,7 +283,9 @@ pub async fn save_provider(state: State<'_, AppState>, input: ProviderInput) -> 
             Some(slot) => *slot = provider.clone(),
             None => config.providers.push(provider.clone()),
         }
-        config.save(&state.paths.config_file()).map_err(AppError::from_display)?;
+        config
+            .save(&state.paths.config_file())
+            .map_err(AppError::from_display)?;
     }
     let secrets = state.secrets.clone();
     blocking(move || provider_view(secrets.as_ref(), &provider)).await
@@ -276,7 +304,9 @@ pub async fn delete_provider(state: State<'_, AppState>, id: String) -> CmdResul
             Some("Edit it instead, or leave it unused."),
         ));
     }
-    config.save(&state.paths.config_file()).map_err(AppError::from_display)
+    config
+        .save(&state.paths.config_file())
+        .map_err(AppError::from_display)
 }
 
 fn find_provider(state: &AppState, id: &str) -> CmdResult<ProviderConfig> {
@@ -290,7 +320,11 @@ fn find_provider(state: &AppState, id: &str) -> CmdResult<ProviderConfig> {
 /// Stores a provider key in the OS keychain. The key is never sent back.
 #[tauri::command]
 #[specta::specta]
-pub async fn set_provider_key(state: State<'_, AppState>, id: String, key: String) -> CmdResult<KeyState> {
+pub async fn set_provider_key(
+    state: State<'_, AppState>,
+    id: String,
+    key: String,
+) -> CmdResult<KeyState> {
     let provider = find_provider(&state, &id)?;
     let key = ApiKey::new(key);
     if key.expose().is_empty() {
@@ -320,7 +354,9 @@ pub async fn clear_provider_key(state: State<'_, AppState>, id: String) -> CmdRe
     let provider = find_provider(&state, &id)?;
     let secrets = state.secrets.clone();
     blocking(move || {
-        secrets.delete(&provider.id).map_err(AppError::from_display)?;
+        secrets
+            .delete(&provider.id)
+            .map_err(AppError::from_display)?;
         Ok(key_state(secrets.as_ref(), &provider))
     })
     .await?
@@ -457,7 +493,10 @@ fn session_view(session: &Session) -> SessionView {
 /// Starts a session.
 #[tauri::command]
 #[specta::specta]
-pub async fn start_session(state: State<'_, AppState>, input: StartSessionInput) -> CmdResult<SessionView> {
+pub async fn start_session(
+    state: State<'_, AppState>,
+    input: StartSessionInput,
+) -> CmdResult<SessionView> {
     let request = SessionRequest {
         cwd: PathBuf::from(&input.cwd),
         provider: Some(input.provider_id.clone()),
@@ -471,7 +510,11 @@ pub async fn start_session(state: State<'_, AppState>, input: StartSessionInput)
     open_session(&state, request, None).await
 }
 
-async fn open_session(state: &AppState, request: SessionRequest, resume: Option<PathBuf>) -> CmdResult<SessionView> {
+async fn open_session(
+    state: &AppState,
+    request: SessionRequest,
+    resume: Option<PathBuf>,
+) -> CmdResult<SessionView> {
     let config = lock(&state.config).clone();
     let engine = state.engine.clone();
     let secrets = state.secrets.clone();
@@ -484,7 +527,9 @@ async fn open_session(state: &AppState, request: SessionRequest, resume: Option<
     }
     .map_err(|e| {
         let hint = match &e {
-            tack_engine::session::EngineError::Route(_) => Some("Change the harness or the provider's wire in Settings."),
+            tack_engine::session::EngineError::Route(_) => {
+                Some("Change the harness or the provider's wire in Settings.")
+            }
             tack_engine::session::EngineError::Workspace(_) => Some("Pick an existing folder."),
             _ => None,
         };
@@ -500,7 +545,10 @@ async fn open_session(state: &AppState, request: SessionRequest, resume: Option<
 /// Opens a saved session (or returns the live one).
 #[tauri::command]
 #[specta::specta]
-pub async fn resume_session(state: State<'_, AppState>, session_id: String) -> CmdResult<SessionView> {
+pub async fn resume_session(
+    state: State<'_, AppState>,
+    session_id: String,
+) -> CmdResult<SessionView> {
     if let Ok(live) = state.session(&session_id) {
         return Ok(session_view(&live));
     }
@@ -523,7 +571,11 @@ pub async fn resume_session(state: State<'_, AppState>, session_id: String) -> C
 /// Sends user input: starts a turn or steers the running one.
 #[tauri::command]
 #[specta::specta]
-pub async fn send_input(state: State<'_, AppState>, session_id: String, text: String) -> CmdResult<()> {
+pub async fn send_input(
+    state: State<'_, AppState>,
+    session_id: String,
+    text: String,
+) -> CmdResult<()> {
     state
         .session(&session_id)?
         .submit(text)
@@ -594,7 +646,9 @@ pub async fn infer_harness(
             reason: "set in the provider's settings".into(),
         });
     }
-    let model = model.filter(|m| !m.is_empty()).unwrap_or_else(|| provider.model.clone());
+    let model = model
+        .filter(|m| !m.is_empty())
+        .unwrap_or_else(|| provider.model.clone());
     let inferred = tack_engine::config::explain_inference(&provider, &model);
     Ok(match inferred {
         Some(i) if state.engine.registry.get(i.harness).is_some() => InferredHarness {
@@ -603,7 +657,10 @@ pub async fn infer_harness(
         },
         Some(i) => InferredHarness {
             harness: "native".into(),
-            reason: format!("{} would suggest `{}`, which this build doesn't have", i.reason, i.harness),
+            reason: format!(
+                "{} would suggest `{}`, which this build doesn't have",
+                i.reason, i.harness
+            ),
         },
         None => InferredHarness {
             harness: "native".into(),
@@ -633,7 +690,10 @@ pub struct SessionSummary {
 /// Saved sessions, newest first, optionally of one workspace.
 #[tauri::command]
 #[specta::specta]
-pub async fn list_sessions(state: State<'_, AppState>, cwd: Option<String>) -> CmdResult<Vec<SessionSummary>> {
+pub async fn list_sessions(
+    state: State<'_, AppState>,
+    cwd: Option<String>,
+) -> CmdResult<Vec<SessionSummary>> {
     let dir = state.paths.sessions_dir();
     let filter = cwd.and_then(|c| std::fs::canonicalize(c).ok());
     blocking(move || {
@@ -659,7 +719,11 @@ fn now() -> String {
 /// Renames a session (appends a `renamed` record to its log).
 #[tauri::command]
 #[specta::specta]
-pub async fn rename_session(state: State<'_, AppState>, session_id: String, title: String) -> CmdResult<()> {
+pub async fn rename_session(
+    state: State<'_, AppState>,
+    session_id: String,
+    title: String,
+) -> CmdResult<()> {
     let title = title.trim().to_string();
     if title.is_empty() {
         return Err(AppError::new("the title is empty", None));
@@ -680,7 +744,10 @@ pub async fn rename_session(state: State<'_, AppState>, session_id: String, titl
 pub async fn delete_session(state: State<'_, AppState>, session_id: String) -> CmdResult<()> {
     if let Ok(live) = state.session(&session_id) {
         if live.is_running() {
-            return Err(AppError::new("the session is running a turn", Some("Stop it first.")));
+            return Err(AppError::new(
+                "the session is running a turn",
+                Some("Stop it first."),
+            ));
         }
         lock(&state.sessions).remove(&session_id);
     }
@@ -688,7 +755,11 @@ pub async fn delete_session(state: State<'_, AppState>, session_id: String) -> C
     if !path.is_file() {
         return Err(AppError::new(format!("no session `{session_id}`"), None));
     }
-    for p in [path.clone(), exchanges_path(&path), path.with_extension("log")] {
+    for p in [
+        path.clone(),
+        exchanges_path(&path),
+        path.with_extension("log"),
+    ] {
         match std::fs::remove_file(&p) {
             Ok(()) => {}
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
@@ -721,9 +792,13 @@ pub async fn export_session(
     let (name, bytes) = match format {
         ExportFormat::Jsonl => (
             format!("{session_id}.jsonl"),
-            std::fs::read(&path).map_err(|e| AppError::new(format!("{}: {e}", path.display()), None))?,
+            std::fs::read(&path)
+                .map_err(|e| AppError::new(format!("{}: {e}", path.display()), None))?,
         ),
-        ExportFormat::Markdown => (format!("{session_id}.md"), export::markdown(&loaded).into_bytes()),
+        ExportFormat::Markdown => (
+            format!("{session_id}.md"),
+            export::markdown(&loaded).into_bytes(),
+        ),
     };
     let Some(dialogs) = lock(&state.dialogs).clone() else {
         return Err(AppError::new("no dialog support in this window", None));
@@ -731,7 +806,8 @@ pub async fn export_session(
     let Some(target) = blocking(move || dialogs.save_file(&name)).await? else {
         return Ok(None);
     };
-    std::fs::write(&target, bytes).map_err(|e| AppError::new(format!("{}: {e}", target.display()), None))?;
+    std::fs::write(&target, bytes)
+        .map_err(|e| AppError::new(format!("{}: {e}", target.display()), None))?;
     Ok(Some(target.display().to_string()))
 }
 
@@ -746,8 +822,14 @@ fn read_exchanges(state: &AppState, session_id: &str) -> CmdResult<Vec<Exchange>
 /// Summaries of every exchange of a session.
 #[tauri::command]
 #[specta::specta]
-pub async fn list_exchanges(state: State<'_, AppState>, session_id: String) -> CmdResult<Vec<ExchangeSummary>> {
-    Ok(read_exchanges(&state, &session_id)?.into_iter().map(|e| e.summary).collect())
+pub async fn list_exchanges(
+    state: State<'_, AppState>,
+    session_id: String,
+) -> CmdResult<Vec<ExchangeSummary>> {
+    Ok(read_exchanges(&state, &session_id)?
+        .into_iter()
+        .map(|e| e.summary)
+        .collect())
 }
 
 fn find_exchange(state: &AppState, session_id: &str, exchange_id: &str) -> CmdResult<Exchange> {
@@ -760,13 +842,25 @@ fn find_exchange(state: &AppState, session_id: &str, exchange_id: &str) -> CmdRe
 /// One exchange in full (headers already redacted when recorded).
 #[tauri::command]
 #[specta::specta]
-pub async fn get_exchange(state: State<'_, AppState>, session_id: String, exchange_id: String) -> CmdResult<Exchange> {
+pub async fn get_exchange(
+    state: State<'_, AppState>,
+    session_id: String,
+    exchange_id: String,
+) -> CmdResult<Exchange> {
     find_exchange(&state, &session_id, &exchange_id)
 }
 
 /// A `curl` command re-sending an exchange, with `$TACK_API_KEY` where the key goes.
 #[tauri::command]
 #[specta::specta]
-pub async fn exchange_curl(state: State<'_, AppState>, session_id: String, exchange_id: String) -> CmdResult<String> {
-    Ok(export::curl_command(&find_exchange(&state, &session_id, &exchange_id)?))
+pub async fn exchange_curl(
+    state: State<'_, AppState>,
+    session_id: String,
+    exchange_id: String,
+) -> CmdResult<String> {
+    Ok(export::curl_command(&find_exchange(
+        &state,
+        &session_id,
+        &exchange_id,
+    )?))
 }

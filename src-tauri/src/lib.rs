@@ -46,7 +46,11 @@ pub fn specta_builder<R: Runtime>() -> Builder<R> {
             commands::get_exchange,
             commands::exchange_curl,
         ])
-        .events(collect_events![EngineEventEnvelope, WorkspaceChanged, MenuAction])
+        .events(collect_events![
+            EngineEventEnvelope,
+            WorkspaceChanged,
+            MenuAction
+        ])
         // One type per Rust type (what the shell sends), not separate serialize/deserialize shapes.
         .disable_serde_phases()
 }
@@ -137,5 +141,8 @@ fn init_tracing() {
         tracing_subscriber::EnvFilter::try_from_env("TACK_LOG")
             .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info")),
     );
-    let _ = tracing_subscriber::registry().with(stderr).with(files).try_init();
+    let _ = tracing_subscriber::registry()
+        .with(stderr)
+        .with(files)
+        .try_init();
 }

@@ -7,7 +7,9 @@ use crate::events::{AppEvent, MenuAction};
 use crate::state::AppState;
 
 pub(crate) fn build<R: Runtime>(handle: &AppHandle<R>) -> tauri::Result<Menu<R>> {
-    let item = |id: &str, text: &str, accel: Option<&str>| MenuItem::with_id(handle, id, text, true, accel);
+    let item = |id: &str, text: &str, accel: Option<&str>| {
+        MenuItem::with_id(handle, id, text, true, accel)
+    };
     let file = Submenu::with_items(
         handle,
         "File",
@@ -39,7 +41,11 @@ pub(crate) fn build<R: Runtime>(handle: &AppHandle<R>) -> tauri::Result<Menu<R>>
         handle,
         "View",
         true,
-        &[&item("toggle-inspector", "Toggle Inspector", Some("CmdOrCtrl+I"))?],
+        &[&item(
+            "toggle-inspector",
+            "Toggle Inspector",
+            Some("CmdOrCtrl+I"),
+        )?],
     )?;
     let help = Submenu::with_items(
         handle,
@@ -61,9 +67,13 @@ pub(crate) fn build<R: Runtime>(handle: &AppHandle<R>) -> tauri::Result<Menu<R>>
 }
 
 pub(crate) fn handle<R: Runtime>(app: &AppHandle<R>, id: &str) {
-    if matches!(id, "new-session" | "open-folder" | "settings" | "toggle-inspector")
-        && let Some(state) = app.try_state::<AppState>()
+    if matches!(
+        id,
+        "new-session" | "open-folder" | "settings" | "toggle-inspector"
+    ) && let Some(state) = app.try_state::<AppState>()
     {
-        state.emit(AppEvent::Menu(MenuAction { action: id.to_string() }));
+        state.emit(AppEvent::Menu(MenuAction {
+            action: id.to_string(),
+        }));
     }
 }

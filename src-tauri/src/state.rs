@@ -54,7 +54,11 @@ impl AppState {
     ///
     /// # Errors
     /// When the engine cannot start or the config file is invalid.
-    pub fn new(paths: Paths, secrets: Arc<dyn SecretStore>, emit: Emit) -> Result<AppState, AppError> {
+    pub fn new(
+        paths: Paths,
+        secrets: Arc<dyn SecretStore>,
+        emit: Emit,
+    ) -> Result<AppState, AppError> {
         let config = Config::load(&paths.config_file()).map_err(AppError::from_display)?;
         let engine = Arc::new(Engine::new(paths.clone()).map_err(AppError::from_display)?);
         Ok(AppState {
@@ -81,10 +85,12 @@ impl AppState {
 
     /// A live session.
     pub(crate) fn session(&self, id: &str) -> Result<Session, AppError> {
-        lock(&self.sessions)
-            .get(id)
-            .cloned()
-            .ok_or_else(|| AppError::new(format!("session `{id}` is not open"), Some("Open it from the sidebar first.")))
+        lock(&self.sessions).get(id).cloned().ok_or_else(|| {
+            AppError::new(
+                format!("session `{id}` is not open"),
+                Some("Open it from the sidebar first."),
+            )
+        })
     }
 
     /// Registers a live session and forwards its events to the webview as they happen.

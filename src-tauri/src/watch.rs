@@ -133,7 +133,12 @@ mod tests {
         let mut got = Vec::new();
         for _ in 0..100 {
             std::thread::sleep(Duration::from_millis(50));
-            got = seen.lock().unwrap().iter().flat_map(|w| w.paths.clone()).collect();
+            got = seen
+                .lock()
+                .unwrap()
+                .iter()
+                .flat_map(|w| w.paths.clone())
+                .collect();
             if got.contains(&"AGENTS.md".to_string()) {
                 break;
             }
@@ -141,6 +146,10 @@ mod tests {
         assert!(got.contains(&"AGENTS.md".to_string()), "{got:?}");
         assert!(!got.iter().any(|p| p.starts_with("build")), "{got:?}");
         let events = seen.lock().unwrap();
-        assert!(events.iter().all(|w| w.paths.iter().filter(|p| *p == "AGENTS.md").count() <= 1));
+        assert!(
+            events
+                .iter()
+                .all(|w| w.paths.iter().filter(|p| *p == "AGENTS.md").count() <= 1)
+        );
     }
 }

@@ -92,10 +92,7 @@ impl Harness {
             },
         )
         .map(|body| body.deserialize::<Value>().unwrap());
-        self.responses
-            .lock()
-            .unwrap()
-            .push(format!("{result:?}"));
+        self.responses.lock().unwrap().push(format!("{result:?}"));
         result
     }
 
@@ -111,7 +108,11 @@ impl Harness {
             {
                 return e.clone();
             }
-            assert!(Instant::now() < deadline, "no `{kind}` event: {:?}", self.events.lock().unwrap());
+            assert!(
+                Instant::now() < deadline,
+                "no `{kind}` event: {:?}",
+                self.events.lock().unwrap()
+            );
             std::thread::sleep(Duration::from_millis(20));
         }
     }
@@ -147,10 +148,20 @@ fn a_session_through_ipc_never_leaks_the_key() {
     let h = Harness::new(&provider.url("/v1"));
 
     // The key goes in once; what comes back is only its status.
-    let state = h.invoke("set_provider_key", json!({"id": "test", "key": CANARY})).unwrap();
-    assert_eq!(state, json!({"set": true, "last4": "0246", "source": "keychain", "needed": true}));
+    let state = h
+        .invoke("set_provider_key", json!({"id": "test", "key": CANARY}))
+        .unwrap();
+    assert_eq!(
+        state,
+        json!({"set": true, "last4": "0246", "source": "keychain", "needed": true})
+    );
     let providers = h.invoke("list_providers", json!({})).unwrap();
-    let test = providers.as_array().unwrap().iter().find(|p| p["id"] == "test").unwrap();
+    let test = providers
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["id"] == "test")
+        .unwrap();
     assert_eq!(test["key"]["last4"], "0246");
 
     let view = h
@@ -160,33 +171,70 @@ fn a_session_through_ipc_never_leaks_the_key() {
         )
         .unwrap();
     let session_id = view["id"].as_str().unwrap().to_string();
-    h.invoke("send_input", json!({"sessionId": session_id, "text": "What does notes.txt say?"})).unwrap();
+    h.invoke(
+        "send_input",
+        json!({"sessionId": session_id, "text": "What does notes.txt say?"}),
+    )
+    .unwrap();
     h.wait_for_event("turn_completed");
 
     // The provider got the key; the request carried the file content back.
     let requests = provider.requests();
     assert_eq!(requests.len(), 2);
-    assert_eq!(requests[0].header("authorization"), Some(format!("Bearer {CANARY}").as_str()));
+    assert_eq!(
+        requests[0].header("authorization"),
+        Some(format!("Bearer {CANARY}").as_str())
+    );
     assert!(requests[1].body_text().contains("hello"));
 
     // Inspector commands.
-    let exchanges = h.invoke("list_exchanges", json!({"sessionId": session_id})).unwrap();
+    let exchanges = h
+        .invoke("list_exchanges", json!({"sessionId": session_id}))
+        .unwrap();
     assert_eq!(exchanges.as_array().unwrap().len(), 2);
     let first = exchanges[0]["id"].as_str().unwrap().to_string();
-    let exchange = h.invoke("get_exchange", json!({"sessionId": session_id, "exchangeId": first})).unwrap();
-    let auth = exchange["request_headers"].as_array().unwrap().iter().find(|x| x["name"] == "authorization").unwrap();
+    let exchange = h
+        .invoke(
+            "get_exchange",
+            json!({"sessionId": session_id, "exchangeId": first}),
+        )
+        .unwrap();
+    let auth = exchange["request_headers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|x| x["name"] == "authorization")
+        .unwrap();
     assert_eq!(auth["value"], "[REDACTED]");
-    let curl = h.invoke("exchange_curl", json!({"sessionId": session_id, "exchangeId": first})).unwrap();
+    let curl = h
+        .invoke(
+            "exchange_curl",
+            json!({"sessionId": session_id, "exchangeId": first}),
+        )
+        .unwrap();
     assert!(curl.as_str().unwrap().contains("$TACK_API_KEY"));
 
     // Resume returns the whole history.
-    let resumed = h.invoke("resume_session", json!({"sessionId": session_id})).unwrap();
-    let kinds: Vec<&str> = resumed["items"].as_array().unwrap().iter().map(|i| i["type"].as_str().unwrap()).collect();
-    assert_eq!(kinds, vec!["message", "function_call", "tool_output", "message"]);
+    let resumed = h
+        .invoke("resume_session", json!({"sessionId": session_id}))
+        .unwrap();
+    let kinds: Vec<&str> = resumed["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| i["type"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        kinds,
+        vec!["message", "function_call", "tool_output", "message"]
+    );
 
     // The canary is nowhere: not in IPC responses, not in events, not on disk.
     let responses = h.responses.lock().unwrap().join("\n");
-    assert!(!responses.contains(CANARY), "an IPC response carried the key");
+    assert!(
+        !responses.contains(CANARY),
+        "an IPC response carried the key"
+    );
     let events = serde_json::to_string(&*h.events.lock().unwrap()).unwrap();
     assert!(!events.contains(CANARY), "an event carried the key");
     assert!(events.contains("turn_completed"));
@@ -204,14 +252,31 @@ fn errors_carry_a_message_and_a_hint() {
             json!({"input": {"cwd": "/definitely/not/here", "providerId": "test", "model": null, "harness": null, "approval": "untrusted"}}),
         )
         .unwrap_err();
-    assert!(err["message"].as_str().unwrap().contains("/definitely/not/here"), "{err}");
+    assert!(
+        err["message"]
+            .as_str()
+            .unwrap()
+            .contains("/definitely/not/here"),
+        "{err}"
+    );
     assert!(err["hint"].as_str().unwrap().contains("folder"), "{err}");
     let err = h
         .invoke("save_provider", json!({"input": {"id": "bad id", "name": "", "baseUrl": "x", "wire": "chat", "model": "m", "harness": null, "envKey": null}}))
         .unwrap_err();
     assert!(err["message"].as_str().unwrap().contains("id"), "{err}");
     let harnesses = h.invoke("list_harnesses", json!({})).unwrap();
-    assert!(harnesses.as_array().unwrap().iter().any(|x| x["id"] == "minimal"));
-    let inferred = h.invoke("infer_harness", json!({"providerId": "test", "model": null})).unwrap();
+    assert!(
+        harnesses
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|x| x["id"] == "minimal")
+    );
+    let inferred = h
+        .invoke(
+            "infer_harness",
+            json!({"providerId": "test", "model": null}),
+        )
+        .unwrap();
     assert_eq!(inferred["harness"], "minimal");
 }
