@@ -1,7 +1,7 @@
 //! The session log: one JSON Lines file per session, appended the moment something is
 //! complete, so a crash (even SIGKILL) loses nothing that was committed.
 //!
-//! Layout under the data folder (see [`crate::paths`]):
+//! Layout under the data folder (see [`crate::config::Paths::sessions_dir`]):
 //! - `sessions/<session id>.jsonl`: [`LogRecord`]s, first a `session_started` record;
 //! - `sessions/<session id>.exchanges.jsonl`: one [`Exchange`] per line;
 //! - `sessions/<session id>.log`: diagnostics (tracing), redacted.
