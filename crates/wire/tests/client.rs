@@ -510,6 +510,47 @@ async fn non_streaming_reply_becomes_the_same_events() {
     records.assert_no_canary();
 }
 
+/// A CLI that asks for JSON while streaming (Claude Code's `accept: application/json`): the
+/// SSE reply is decoded as a stream, chosen by its `content-type`.
+#[tokio::test]
+async fn a_stream_asked_for_with_accept_json_is_decoded_by_its_content_type() {
+    let server = TestServer::start(vec![Reply::Raw(sse(STREAM))]).await;
+    let records = Records::default();
+    let mut shaped = ShapedRequest {
+        model: "m".into(),
+        messages: vec![ShapedMessage::text(ShapedRole::User, "hi")],
+        ..ShapedRequest::default()
+    };
+    shaped.params.stream = true;
+    shaped
+        .headers
+        .push(("accept".into(), "application/json".into()));
+    let req = tack_wire::render(&shaped, Wire::Chat, &Endpoint::new(server.base_url())).unwrap();
+    let mut stream = open(&client(1), &req, &records, CancellationToken::new())
+        .await
+        .unwrap();
+    let events = drain(&mut stream).await;
+    assert_eq!(
+        server.received()[0].header("accept"),
+        Some("application/json")
+    );
+    let texts: Vec<&str> = events
+        .iter()
+        .filter_map(|e| match e {
+            Ok(StreamEvent::TextDelta { text }) => Some(text.as_str()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(texts, ["Hel", "lo"]);
+    assert!(matches!(
+        events.last(),
+        Some(Ok(StreamEvent::Completed {
+            stop_reason: StopReason::EndTurn,
+            ..
+        }))
+    ));
+}
+
 #[tokio::test]
 async fn echoed_key_in_a_stream_is_scrubbed_from_the_record() {
     let body = format!(
