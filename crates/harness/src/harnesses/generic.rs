@@ -136,23 +136,19 @@ mod tests {
         let tool = ToolSpec::function(
             "shell",
             "Run a command. Each call starts a fresh shell (v1.2 semantics).",
-            serde_json::json!({
-                "type": "object",
-                "properties": {"command": {"type": "string", "description": "the line"},
-                               "todos": {"type": "array", "items": {"type": "object", "properties": {"x": {"type": "string", "description": "d"}}}}},
-                "required": ["command"]
-            }),
+            serde_json::json!({"type": "object", "required": ["command"], "properties": {
+                "command": {"type": "string", "description": "the line"},
+                "todos": {"type": "array", "items": {"type": "object", "properties": {
+                    "x": {"type": "string", "description": "d"}}}}}}),
         );
         let l = lean(&tool);
         assert_eq!(l.description, "Run a command.");
         assert_eq!(
             l.parameters(),
-            serde_json::json!({
-                "type": "object",
-                "properties": {"command": {"type": "string"},
-                               "todos": {"type": "array", "items": {"type": "object", "properties": {"x": {"type": "string"}}}}},
-                "required": ["command"]
-            })
+            serde_json::json!({"type": "object", "required": ["command"], "properties": {
+                "command": {"type": "string"},
+                "todos": {"type": "array", "items": {"type": "object", "properties": {
+                    "x": {"type": "string"}}}}}})
         );
         assert_eq!(first_sentence("v1.2 is out. More."), "v1.2 is out.");
     }
