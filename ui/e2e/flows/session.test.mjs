@@ -31,6 +31,7 @@ test("send a message and see the answer stream in", async () => {
   const app = await openApp(browser, { config: { turns: ["text-stream"], speed: 1 } });
   const { page } = app;
   await page.getByRole("button", { name: "Start session" }).and(page.locator(":enabled")).waitFor();
+  await page.getByTestId("auto-harness").waitFor();
   await app.shot("01-start-panel");
   await startSession(app);
   await send(app, "How does the SSE decoder handle a frame split across two reads?");

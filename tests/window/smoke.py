@@ -1,0 +1,624 @@
+#!/usr/bin/env python3
+"""Real-window smoke test: the built desktop app, driven over WebDriver, against a real local model.
+
+What it does (docs: tests/window/README.md):
+  1. starts WebKitWebDriver (TAURI_WEBVIEW_AUTOMATION=true; or tauri-driver, see --driver) on a
+     free port, and through it the app binary, with TACK_HOME / TACK_CONFIG_DIR / XDG_* in a temp
+     folder, a config whose `local` provider points at the local llama.cpp server, and
+     TACK_TEST_PICK_FOLDER pointing at a temp workspace with a few files;
+  2. picks the folder in the start panel, opens a session seeded with the few-shot examples the
+     135M model needs to call a tool (see "Seeding" below), sends "List the files in the current
+     directory.", waits for the shell tool card, its output and the final answer;
+  3. opens the inspector: the request body holds the user's text, the raw response holds SSE
+     `data:` lines;
+  4. tries a command that needs approval in a second seeded session ("Make a directory named
+     build."): when the model's call asks, approves it in the dialog and checks the folder exists;
+  5. prints the cold start to an interactive window (ms) and the resident memory of the app and
+     its WebKit processes at idle (MB); screenshots go to docs/screenshots/.
+
+Seeding: SmolLM2-135M only calls tools after seeing earlier calls. Until the engine reads the
+provider's `examples` setting (the config below already sets it), the test writes a session log
+holding the examples of prompts/examples/tool-use.jsonl and opens that session; with
+--fresh-session it starts a new session from the start panel instead.
+
+Approval: `ls` is a known read-only command, so it runs without asking under every policy
+(crates/engine/src/approval.rs); step 4 asks for something that writes. The model's call there
+is sampled (the minimal harness sends no temperature), so the dialog usually but not always
+appears; when it doesn't, the step reports what the model did and the run still passes.
+
+Exit status: 0 when every assertion held, or with `skipped: <why>` when a prerequisite is
+missing (no DISPLAY, no WebKitWebDriver, no app binary, no local model); non-zero on failure.
+Every process it started is stopped by PID before it exits. Uses ONE persistent HTTP connection
+to the WebDriver server: tauri-driver drops connections that close after each request.
+"""
+
+from __future__ import annotations
+
+import argparse
+import base64
+import http.client
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.error
+import urllib.request
+from dataclasses import dataclass, field
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+USER_TEXT = "List the files in the current directory."
+APPROVAL_TEXT = "Make a directory named build."
+# Titles of the two seeded sessions (the second is for the approval step).
+SEEDED_TITLE = "Tool-use examples: files"
+SEEDED_APPROVAL_TITLE = "Tool-use examples: approval"
+# WebKit can return a screenshot of the previous frame right after a DOM change.
+SCREENSHOT_SETTLE_S = 0.7
+TURN_TIMEOUT_S = 240.0
+UI_TIMEOUT_S = 30.0
+
+
+class Skip(Exception):
+    """A prerequisite is missing: print `skipped: …` and exit 0."""
+
+
+class Failure(Exception):
+    """An assertion about the app failed."""
+
+
+def log(message: str) -> None:
+    print(f"[window] {message}", flush=True)
+
+
+# ---------------------------------------------------------------------------------------------
+# WebDriver client (W3C), one persistent connection
+
+
+class WebDriverError(Exception):
+    def __init__(self, status: int, error: str, message: str):
+        super().__init__(f"{status} {error}: {message}")
+        self.error = error
+
+
+class WebDriver:
+    """A minimal W3C WebDriver client over one keep-alive HTTP connection."""
+
+    def __init__(self, port: int):
+        self.conn = http.client.HTTPConnection("127.0.0.1", port, timeout=float(os.environ.get("TACK_WEBDRIVER_TIMEOUT", "300")))
+        self.session: str | None = None
+
+    def call(self, method: str, path: str, body: object | None = None) -> object:
+        data = None if body is None else json.dumps(body).encode()
+        headers = {"Content-Type": "application/json"} if data is not None else {}
+        self.conn.request(method, path, body=data, headers=headers)
+        response = self.conn.getresponse()
+        raw = response.read()
+        payload = json.loads(raw) if raw else {}
+        value = payload.get("value") if isinstance(payload, dict) else None
+        if response.status >= 400:
+            error = value or {}
+            raise WebDriverError(response.status, str(error.get("error", "")), str(error.get("message", ""))[:500])
+        return value
+
+    def s(self, method: str, path: str, body: object | None = None) -> object:
+        return self.call(method, f"/session/{self.session}{path}", body)
+
+    def start(self, capabilities: dict) -> None:
+        value = self.call("POST", "/session", {"capabilities": {"alwaysMatch": capabilities}})
+        assert isinstance(value, dict)
+        self.session = value["sessionId"]
+
+    def quit(self) -> None:
+        if self.session:
+            try:
+                self.call("DELETE", f"/session/{self.session}")
+            finally:
+                self.session = None
+
+    def script(self, source: str, *args: object) -> object:
+        return self.s("POST", "/execute/sync", {"script": source, "args": list(args)})
+
+    def find_all(self, css: str | None = None, xpath: str | None = None) -> list[str]:
+        using, value = ("css selector", css) if css is not None else ("xpath", xpath)
+        found = self.s("POST", "/elements", {"using": using, "value": value})
+        assert isinstance(found, list)
+        return [next(iter(e.values())) for e in found]
+
+    def click(self, element: str) -> None:
+        self.s("POST", f"/element/{element}/click", {})
+
+    def type(self, element: str, text: str) -> None:
+        self.s("POST", f"/element/{element}/value", {"text": text})
+
+    def text(self, element: str) -> str:
+        return str(self.s("GET", f"/element/{element}/text"))
+
+    def attribute(self, element: str, name: str) -> str | None:
+        value = self.s("GET", f"/element/{element}/attribute/{name}")
+        return None if value is None else str(value)
+
+    def enabled(self, element: str) -> bool:
+        return bool(self.s("GET", f"/element/{element}/enabled"))
+
+    def screenshot(self, path: Path) -> None:
+        time.sleep(SCREENSHOT_SETTLE_S)
+        data = self.s("GET", "/screenshot")
+        path.write_bytes(base64.b64decode(str(data)))
+        log(f"screenshot {path.relative_to(REPO) if path.is_relative_to(REPO) else path}")
+
+    def wait(self, what: str, probe, timeout: float = UI_TIMEOUT_S, every: float = 0.15):
+        """Polls `probe()` until it returns something truthy; fails after `timeout` seconds."""
+        deadline = time.monotonic() + timeout
+        last_error: Exception | None = None
+        while time.monotonic() < deadline:
+            try:
+                value = probe()
+                if value:
+                    return value
+            except WebDriverError as e:  # stale element while React re-renders
+                last_error = e
+            time.sleep(every)
+        raise Failure(f"timed out after {timeout:.0f} s waiting for {what}" + (f" (last error: {last_error})" if last_error else ""))
+
+    def wait_for(self, what: str, css: str | None = None, xpath: str | None = None, timeout: float = UI_TIMEOUT_S) -> str:
+        return self.wait(what, lambda: next(iter(self.find_all(css=css, xpath=xpath)), None), timeout)
+
+    def click_on(self, what: str, css: str | None = None, xpath: str | None = None) -> None:
+        element = self.wait_for(what, css=css, xpath=xpath)
+        try:
+            self.click(element)
+        except WebDriverError as e:
+            raise Failure(f"could not click {what}: {e}") from e
+
+    def wait_gone(self, what: str, css: str | None = None, xpath: str | None = None, timeout: float = UI_TIMEOUT_S) -> None:
+        self.wait(what, lambda: not self.find_all(css=css, xpath=xpath), timeout)
+
+
+# ---------------------------------------------------------------------------------------------
+# Processes
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def children_of() -> dict[int, list[int]]:
+    tree: dict[int, list[int]] = {}
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            stat = Path(f"/proc/{entry}/stat").read_text()
+        except OSError:
+            continue
+        # The command name is in parentheses and may contain spaces: split after the last ')'.
+        ppid = int(stat.rsplit(")", 1)[1].split()[1])
+        tree.setdefault(ppid, []).append(int(entry))
+    return tree
+
+
+def descendants(pid: int) -> list[int]:
+    tree = children_of()
+    out, todo = [], [pid]
+    while todo:
+        for child in tree.get(todo.pop(), []):
+            out.append(child)
+            todo.append(child)
+    return out
+
+
+def proc_name(pid: int) -> str:
+    try:
+        return Path(f"/proc/{pid}/comm").read_text().strip()
+    except OSError:
+        return "?"
+
+
+def rss_kib(pid: int) -> int:
+    try:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1])
+    except OSError:
+        pass
+    return 0
+
+
+@dataclass
+class Started:
+    """Processes this run started, stopped by PID (process group) at the end."""
+
+    procs: list[subprocess.Popen] = field(default_factory=list)
+
+    def spawn(self, argv: list[str], env: dict[str, str], log_path: Path) -> subprocess.Popen:
+        out = open(log_path, "wb")
+        proc = subprocess.Popen(argv, env=env, stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
+        self.procs.append(proc)
+        return proc
+
+    def stop_all(self) -> None:
+        for proc in reversed(self.procs):
+            if proc.poll() is not None:
+                continue
+            # Everything under the driver (the app, WebKit's processes) goes with it.
+            tree = descendants(proc.pid)
+            for pid in [proc.pid, *tree]:
+                try:
+                    os.kill(pid, signal.SIGTERM)
+                except ProcessLookupError:
+                    pass
+            try:
+                proc.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                pass
+            for pid in [proc.pid, *tree]:
+                try:
+                    os.kill(pid, signal.SIGKILL)
+                except ProcessLookupError:
+                    pass
+            try:
+                proc.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                log(f"warning: process {proc.pid} did not exit")
+
+
+# ---------------------------------------------------------------------------------------------
+# Setup
+
+
+def model_base_url() -> str:
+    return os.environ.get("TACK_LOCAL_LLM_URL", "http://127.0.0.1:8082/v1").rstrip("/")
+
+
+def model_is_up(base: str) -> bool:
+    try:
+        with urllib.request.urlopen(f"{base}/models", timeout=5) as r:
+            return r.status == 200
+    except (urllib.error.URLError, OSError):
+        return False
+
+
+def write_config(config_dir: Path, base: str) -> None:
+    config_dir.mkdir(parents=True, exist_ok=True)
+    (config_dir / "config.toml").write_text(
+        f"""# Written by tests/window/smoke.py
+default_provider = "local"
+approval = "untrusted"
+
+[[providers]]
+id = "local"
+name = "llama.cpp (local)"
+base_url = "{base}"
+wire = "chat"
+model = "smollm2-135m"
+harness = "minimal"
+# Few-shot examples put before every conversation, once the engine reads this setting.
+examples = "builtin:tool-use"
+"""
+    )
+
+
+def write_workspace(root: Path) -> None:
+    root.mkdir(parents=True)
+    (root / "README.md").write_text("# Demo\n\nA folder for Tack's real-window smoke test.\n")
+    (root / "hello.txt").write_text("hello\n")
+    (root / "src").mkdir()
+    (root / "src" / "main.rs").write_text('fn main() {\n    println!("hello");\n}\n')
+
+
+def seed_session(data_dir: Path, workspace: Path, session_id: str, title: str) -> None:
+    """A session log holding the few-shot examples (the engine's own log format)."""
+    sessions = data_dir / "sessions"
+    sessions.mkdir(parents=True, exist_ok=True)
+    now = time.strftime("%Y-%m-%dT%H:%M:%S.000Z", time.gmtime())
+    settings = {"cwd": str(workspace), "provider": "local", "model": "smollm2-135m", "wire": "chat", "harness": "minimal", "approval": "untrusted"}
+    records = [{"type": "session_started", "version": 1, "session_id": session_id, "created_at": now, "settings": settings}]
+    examples = (REPO / "prompts" / "examples" / "tool-use.jsonl").read_text().splitlines()
+    for line in examples:
+        if line.strip():
+            records.append({"type": "item", "ts": now, "item": json.loads(line)})
+    records.append({"type": "renamed", "ts": now, "title": title})
+    (sessions / f"{session_id}.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records))
+
+
+# ---------------------------------------------------------------------------------------------
+# The run
+
+
+PROVIDER_PICKED = """
+const form = document.querySelector('form.start-panel');
+const provider = form && form.querySelector('select');
+const model = form && form.querySelector('input.input');
+return !!(provider && provider.options.length > 0 && model && model.value);
+"""
+
+
+# The latest tool card that is not one of the seeded examples (their call ids are
+# `call_example_<n>`): its status label, command and output. Rows carry `data-row-id`.
+NEW_CALL = """
+const frames = [...document.querySelectorAll('.row-frame[data-row-id^="call-"]')]
+  .filter((f) => !f.dataset.rowId.startsWith('call-call_example_'));
+const frame = frames[frames.length - 1];
+if (!frame) return null;
+const card = frame.querySelector('article.tool-card');
+const text = (sel) => { const el = card && card.querySelector(sel); return el ? el.textContent : null; };
+return card && { label: card.getAttribute('aria-label'), command: text('pre[aria-label="Command"]'), output: text('pre[aria-label="Output"]') };
+"""
+
+# The text of the last timeline row when it is an assistant message, else null.
+LAST_ANSWER = """
+const frames = [...document.querySelectorAll('.row-frame')];
+const last = frames[frames.length - 1];
+const answer = last && last.querySelector('article.msg-assistant');
+return answer ? answer.textContent : null;
+"""
+
+
+def xpath_text(tag: str, text: str) -> str:
+    return f"//{tag}[contains(normalize-space(.), {json.dumps(text)})]"
+
+
+def measure_rss(driver_pid: int) -> tuple[int, list[str]]:
+    pids = descendants(driver_pid)
+    total = 0
+    parts = []
+    for pid in pids:
+        kib = rss_kib(pid)
+        if kib:
+            total += kib
+            parts.append(f"{proc_name(pid)}={kib / 1024:.0f}")
+    return total, parts
+
+
+def run_turn(wd: WebDriver, text: str) -> None:
+    box = wd.wait_for("the message box", css='textarea[aria-label="Message to the agent"]')
+    wd.type(box, text + "\ue007")  # Enter sends
+
+
+def wait_turn_end(wd: WebDriver) -> None:
+    """Waits for a running turn to end (call it once the turn has visibly started)."""
+    wd.wait("the turn to end", lambda: not wd.find_all(css='button[aria-label="Stop the turn"]') and wd.find_all(css='textarea[aria-label="Message to the agent"]'), timeout=TURN_TIMEOUT_S)
+
+
+def open_seeded(wd: WebDriver, title: str) -> None:
+    item = wd.wait_for(
+        f"the seeded session {title!r} in the sidebar",
+        xpath=f"//ul[@aria-label='Sessions']//button[span[@class='session-title'][normalize-space(.)={json.dumps(title)}]]",
+    )
+    wd.click(item)
+    wd.wait_for("the session's history", xpath=f"//header//h1[normalize-space(.)={json.dumps(title)}]")
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--app", default=os.environ.get("TACK_APP_BIN", str(REPO / "target/debug/tack-app")), help="app binary built with --features custom-protocol")
+    parser.add_argument("--screenshots", default=str(REPO / "docs/screenshots"), help="where the PNGs go")
+    parser.add_argument("--driver", choices=["webkit", "tauri-driver"], default=os.environ.get("TACK_WINDOW_DRIVER", "webkit"))
+    parser.add_argument("--fresh-session", action="store_true", help="start a new session instead of opening a seeded one (once the engine reads `examples`)")
+    parser.add_argument("--keep", action="store_true", help="keep the temp folder (config, sessions, logs)")
+    args = parser.parse_args()
+
+    app = Path(args.app).resolve()
+    base = model_base_url()
+    if not os.environ.get("DISPLAY"):
+        raise Skip("no DISPLAY (run under Xvfb: tests/window/run.sh)")
+    webkit = shutil.which("WebKitWebDriver")
+    if not webkit:
+        raise Skip("WebKitWebDriver not found (apt-get install webkit2gtk-driver)")
+    tauri_driver = shutil.which("tauri-driver") if args.driver == "tauri-driver" else None
+    if args.driver == "tauri-driver" and not tauri_driver:
+        raise Skip("tauri-driver not found (cargo install tauri-driver --version 2.1.0 --locked)")
+    if not app.is_file() or not os.access(app, os.X_OK):
+        raise Skip(f"no app binary at {app} (cargo build -p tack-app --features custom-protocol)")
+    if not model_is_up(base):
+        raise Skip(f"no local model at {base} (scripts/local-llm.sh ensure, or set TACK_LOCAL_LLM_URL)")
+
+    shots = Path(args.screenshots)
+    shots.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix="tack-window-"))
+    started = Started()
+    wd: WebDriver | None = None
+    ok = False
+    try:
+        home, config_dir, workspace = tmp / "home", tmp / "config", tmp / "workspace"
+        write_config(config_dir, base)
+        write_workspace(workspace)
+        if not args.fresh_session:
+            seed_session(home, workspace, "20260101-000000-5eed0001", SEEDED_TITLE)
+            seed_session(home, workspace, "20260101-000000-5eed0002", SEEDED_APPROVAL_TITLE)
+        env = dict(os.environ)
+        env.update(
+            TAURI_WEBVIEW_AUTOMATION="true",
+            TACK_HOME=str(home),
+            TACK_CONFIG_DIR=str(config_dir),
+            TACK_TEST_PICK_FOLDER=str(workspace),
+            TACK_TEST_SAVE_DIR=str(tmp / "exports"),
+            # The window state plugin and WebKit write under XDG folders: keep them out of $HOME.
+            XDG_CONFIG_HOME=str(tmp / "xdg-config"),
+            XDG_DATA_HOME=str(tmp / "xdg-data"),
+            XDG_CACHE_HOME=str(tmp / "xdg-cache"),
+            NO_AT_BRIDGE="1",
+        )
+        # With the DMA-BUF renderer off, WebKitGTK 2.50's WebDriver screenshot never returns
+        # once the page has changed (measured here); the window renders fine without it.
+        env.pop("WEBKIT_DISABLE_DMABUF_RENDERER", None)
+        port = free_port()
+        if tauri_driver:
+            native = free_port()
+            driver = started.spawn([tauri_driver, "--port", str(port), "--native-port", str(native)], env, tmp / "driver.log")
+            capabilities = {"tauri:options": {"application": str(app)}}
+        else:
+            driver = started.spawn([webkit, f"--port={port}"], env, tmp / "driver.log")
+            capabilities = {"webkitgtk:browserOptions": {"binary": str(app), "args": []}}
+        wd = WebDriver(port)
+
+        def driver_up() -> bool:
+            try:
+                probe = http.client.HTTPConnection("127.0.0.1", port, timeout=2)
+                probe.request("GET", "/status")
+                up = probe.getresponse().status == 200
+                probe.close()
+                return up
+            except OSError:
+                return driver.poll() is None and False
+
+        deadline = time.monotonic() + 20
+        while not driver_up():
+            if driver.poll() is not None or time.monotonic() > deadline:
+                raise Failure(f"the WebDriver server did not start (log: {tmp / 'driver.log'})")
+            time.sleep(0.1)
+
+        # --- cold start: launch to an interactive start panel (providers loaded)
+        t0 = time.monotonic()
+        wd.start(capabilities)
+        t_session = time.monotonic()
+        url = str(wd.s("GET", "/url"))
+        if url.startswith("http://127.0.0.1:5173") or url.startswith("http://localhost:5173"):
+            raise Failure(f"the app loads the dev server ({url}): build it with --features custom-protocol")
+        # Interactive: the start panel shows the providers and has picked one (its model is filled in).
+        wd.wait("the start panel with its providers", lambda: wd.script(PROVIDER_PICKED), timeout=60, every=0.05)
+        t_ready = time.monotonic()
+        cold_ms = (t_ready - t0) * 1000
+        log(f"cold start to interactive window: {cold_ms:.0f} ms (WebDriver session ready after {(t_session - t0) * 1000:.0f} ms)")
+
+        # --- 01: pick the folder in the start panel
+        wd.click_on("the folder button", css="button.start-folder")
+        wd.wait_for("the picked folder", xpath=f"//button[contains(@class,'start-folder')]//span[normalize-space(.)={json.dumps(str(workspace))}]")
+        help_text = wd.text(wd.wait_for("the provider's key status", css="form.start-panel .field-help"))
+        if "no key needed" not in help_text:
+            raise Failure(f"the local provider should need no key, the start panel says {help_text!r}")
+        wd.wait_for("the harness picked by auto", css='[data-testid="auto-harness"]')
+        idle_start_kib, _ = measure_rss(driver.pid)
+        wd.screenshot(shots / "01-start.png")
+
+        # --- 02/03: the turn
+        if args.fresh_session:
+            wd.click_on("Start session", xpath=xpath_text("button", "Start session"))
+        else:
+            open_seeded(wd, SEEDED_TITLE)
+        t_send = time.monotonic()
+        run_turn(wd, USER_TEXT)
+        call = wd.wait("the model's tool call", lambda: wd.script(NEW_CALL), timeout=TURN_TIMEOUT_S)
+        log(f"tool card after {(time.monotonic() - t_send):.1f} s: {call['label']}")
+        wd.screenshot(shots / "02-tool-call.png")
+        wait_turn_end(wd)
+        call = wd.script(NEW_CALL)
+        if not call or call["label"] != "Tool call shell: completed":
+            raise Failure(f"the model's call should be a completed shell call: {call!r}")
+        for name in ("README.md", "hello.txt"):
+            if name not in (call["output"] or ""):
+                raise Failure(f"the shell output should list {name}: {call['output']!r}")
+        answer = wd.wait("the final answer after the tool call", lambda: wd.script(LAST_ANSWER))
+        command = (call["command"] or "").lstrip("$ ").strip()
+        log(f"turn done in {(time.monotonic() - t_send):.1f} s: `{command}` printed {call['output']!r} → answer {answer[:80]!r}")
+        wd.screenshot(shots / "03-answer.png")
+
+        # --- 04/05: the inspector
+        wd.click_on("the inspector button", css='button[aria-label="Toggle inspector (Ctrl+I)"]')
+        wd.click_on("the first exchange", css="aside[aria-label='Inspector'] .exchange-table tbody tr td")
+        search = wd.wait_for("the request body search", css='input[aria-label="Search request body"]')
+        wd.type(search, USER_TEXT)
+        status = wd.wait(
+            "the user's text in the request body",
+            lambda: next((t for t in (wd.text(e) for e in wd.find_all(css=".json-search-count")) if t and t != "no matches"), None),
+        )
+        log(f"request body search for the user's text: {status}")
+        prompt = wd.text(wd.wait_for("the prompt source", css='[aria-label="How this request was made"] [data-testid="prompt-source"]'))
+        log(f"inspector labels: prompt {prompt!r}")
+        wd.screenshot(shots / "04-inspector-request.png")
+        wd.click_on("the Response tab", xpath="//button[@role='tab'][normalize-space(.)='Response']")
+        chunks = wd.wait("raw SSE chunks", lambda: [wd.text(e) for e in wd.find_all(css='ol[aria-label="Response chunks"] .sse-data')])
+        if not any(c.lstrip().startswith("data:") for c in chunks):
+            raise Failure(f"the raw response should show SSE `data:` lines, got {chunks[:2]!r}")
+        log(f"raw response: {len(chunks)} chunks with data: lines")
+        wd.screenshot(shots / "05-inspector-response.png")
+        wd.click_on("the inspector button", css='button[aria-label="Toggle inspector (Ctrl+I)"]')
+
+        # --- idle memory, after a turn, with nothing running
+        time.sleep(2)
+        idle_kib, parts = measure_rss(driver.pid)
+
+        # --- 06/07: a call that needs approval
+        approval = "not tried (--fresh-session)"
+        if not args.fresh_session:
+            open_seeded(wd, SEEDED_APPROVAL_TITLE)
+            run_turn(wd, APPROVAL_TEXT)
+            seen_running = False
+
+            def dialog_or_end():
+                nonlocal seen_running
+                dialogs = wd.find_all(css='[role="alertdialog"]')
+                if dialogs:
+                    return ("dialog", dialogs[0])
+                running = bool(wd.find_all(css='button[aria-label="Stop the turn"]'))
+                seen_running = seen_running or running
+                return ("ended", None) if seen_running and not running else None
+
+            outcome = wd.wait("an approval dialog or the end of the turn", dialog_or_end, timeout=TURN_TIMEOUT_S)
+            if outcome[0] == "dialog":
+                dialog = outcome[1]
+                asked = wd.text(wd.wait_for("the command to approve", css='[role="alertdialog"] pre[aria-label="Command"]'))
+                approve = wd.wait_for("Approve once", xpath="//div[@role='alertdialog']//button[contains(., 'Approve once')]")
+                wd.wait("the dialog to arm", lambda: wd.enabled(approve))
+                wd.screenshot(shots / "06-approval.png")
+                wd.click(approve)
+                wd.wait_gone("the dialog to close", css='[role="alertdialog"]')
+                wait_turn_end(wd)
+                approved = wd.script(NEW_CALL) or {}
+                wd.screenshot(shots / "07-approved.png")
+                badge = approved.get("label")
+                approval = f"the dialog asked for `{asked}`; approved once; then {badge!r}"
+                if badge not in ("Tool call shell: completed", "Tool call shell: failed"):
+                    raise Failure(f"the approved call should have run: {approved!r}")
+                if asked.strip() == "mkdir build" and not (workspace / "build").is_dir():
+                    raise Failure("the approved `mkdir build` completed but the folder is not there")
+                _ = dialog
+            else:
+                approval = f"no dialog this run: the model's reply made no call that needed approval ({wd.script(NEW_CALL)!r})"
+        log(f"approval: {approval}")
+
+        print()
+        print(f"cold start to interactive window: {cold_ms:.0f} ms")
+        print(f"idle RSS after start: {idle_start_kib / 1024:.0f} MB; after a turn: {idle_kib / 1024:.0f} MB ({', '.join(parts)})")
+        print(f"approval: {approval}")
+        ok = True
+        return 0
+    except (Failure, WebDriverError):
+        # What the window showed when it failed, for the person reading the log.
+        if wd is not None and wd.session:
+            try:
+                wd.screenshot(tmp / "failure.png")
+                (tmp / "failure.html").write_text(str(wd.script("return document.body.outerHTML")))
+            except (OSError, WebDriverError, http.client.HTTPException):
+                pass
+        raise
+    finally:
+        if wd is not None:
+            try:
+                wd.quit()
+            except (OSError, WebDriverError, http.client.HTTPException) as e:
+                log(f"closing the WebDriver session: {e}")
+            wd.conn.close()
+        started.stop_all()
+        if ok and not args.keep:
+            shutil.rmtree(tmp, ignore_errors=True)
+        else:
+            log(f"kept {tmp} (driver.log, config, sessions)")
+
+
+if __name__ == "__main__":
+    try:
+        sys.exit(main())
+    except Skip as skip:
+        print(f"skipped: {skip}")
+        sys.exit(0)
+    except (Failure, WebDriverError) as failure:
+        print(f"FAILED: {failure}", file=sys.stderr)
+        sys.exit(1)
