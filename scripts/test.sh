@@ -25,9 +25,9 @@ cd "$ROOT"
 # session with an unlocked gnome-keyring, with TACK_KEYCHAIN_E2E=1 set; in the main run that
 # variable is unset and those tests should skip themselves. Empty: the stage is skipped.
 KEYCHAIN_TESTS=(-p tack-engine --test keychain)
-# HOOK: real-window smoke test. A command run with DISPLAY pointing at a fresh Xvfb server,
-# e.g. (python3 ui/e2e/window_smoke.py). Empty: the stage is skipped.
-WINDOW_SMOKE=()
+# Real-window smoke test: tests/window/run.sh builds the app with the bundled UI, starts its
+# own Xvfb on a free display and drives the real window over WebDriver against the local model.
+WINDOW_SMOKE=(bash tests/window/run.sh)
 # ---------------------------------------------------------------------------------------------
 
 STAGES=()
@@ -124,22 +124,7 @@ keychain_tests() {
 }
 
 window_smoke() {
-  # -displayfd lets Xvfb pick a free display number and tell us which.
-  local fd_file display
-  fd_file=$(mktemp)
-  Xvfb -displayfd 3 -screen 0 1280x800x24 -nolisten tcp 3>"$fd_file" >/dev/null 2>&1 &
-  XVFB_PID=$!
-  # This runs in the stage's subshell, so the trap fires when the stage ends, pass or fail.
-  # (A global, not a local: the trap runs after this function has returned.)
-  trap 'kill "$XVFB_PID" 2>/dev/null || true' EXIT
-  for _ in $(seq 1 100); do
-    [[ -s "$fd_file" ]] && break
-    sleep 0.1
-  done
-  display=$(<"$fd_file")
-  rm -f "$fd_file"
-  [[ -n "$display" ]] || { say "Xvfb did not start"; return 1; }
-  DISPLAY=":$display" "${WINDOW_SMOKE[@]}"
+  "${WINDOW_SMOKE[@]}"
 }
 
 main() {
