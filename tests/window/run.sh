@@ -31,13 +31,20 @@ if [[ -z "${TACK_APP_BIN:-}" ]]; then
   # target/debug/tack-app is also what a plain `cargo build` (dev server URL, no bundled UI)
   # writes: run a copy, so a build next door can't swap the binary under the test.
   mkdir -p target/window-smoke
-  cp target/debug/tack-app target/window-smoke/tack-app
+  cp target/debug/tack-app target/window-smoke/tack-app.new
+  mv -f target/window-smoke/tack-app.new target/window-smoke/tack-app
   export TACK_APP_BIN="$ROOT/target/window-smoke/tack-app"
 fi
 
 XVFB_PID=
+SMOKE_PID=
 FD_FILE=$(mktemp)
 cleanup() {
+  # The smoke test stops what it started (driver, app, WebKit) when it gets SIGTERM.
+  if [[ -n "$SMOKE_PID" ]] && kill -0 "$SMOKE_PID" 2>/dev/null; then
+    kill "$SMOKE_PID" 2>/dev/null || true
+    wait "$SMOKE_PID" 2>/dev/null || true
+  fi
   if [[ -n "$XVFB_PID" ]]; then
     kill "$XVFB_PID" 2>/dev/null || true
     wait "$XVFB_PID" 2>/dev/null || true
@@ -60,4 +67,9 @@ DISPLAY_NUMBER=$(tr -dc '0-9' <"$FD_FILE")
 [[ -n "$DISPLAY_NUMBER" ]] || { say "Xvfb did not report a display"; exit 1; }
 say "Xvfb on :$DISPLAY_NUMBER (pid $XVFB_PID)"
 
-DISPLAY=":$DISPLAY_NUMBER" python3 tests/window/smoke.py "$@"
+DISPLAY=":$DISPLAY_NUMBER" python3 tests/window/smoke.py "$@" &
+SMOKE_PID=$!
+status=0
+wait "$SMOKE_PID" || status=$?
+SMOKE_PID=
+exit "$status"

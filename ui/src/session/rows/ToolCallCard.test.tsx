@@ -48,6 +48,11 @@ describe("tool call card", () => {
     expect(screen.getByRole("article", { name: `Tool call shell: ${badge}` })).toBeInTheDocument();
   });
 
+  it("says the call is being written while its arguments stream", () => {
+    render(<ToolCallCard row={row({ input: { kind: "pending" }, phase: "streaming" })} />);
+    expect(screen.getByText(/The model is writing the call/)).toBeInTheDocument();
+  });
+
   it("shows exit code, duration and the deny reason", () => {
     render(
       <ToolCallCard

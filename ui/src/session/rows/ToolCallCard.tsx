@@ -6,7 +6,7 @@ import type { ResolvedDecision, ToolDetails } from "../../ipc";
 import { useUiStore } from "../../app/uiStore";
 import { Badge, type BadgeTone } from "../../primitives/Badge";
 import { ChevronIcon, TerminalIcon, TextSourceIcon, ToolIcon } from "../../primitives/icons";
-import { Spinner } from "../../primitives/Spinner";
+import { Spinner, StreamingDots } from "../../primitives/Spinner";
 import { TodoList } from "../../todos/TodoList";
 import { doneCount } from "../../todos/todos";
 import type { ToolRow } from "../rows";
@@ -86,6 +86,11 @@ export const ToolCallCard = memo(function ToolCallCard({ row }: { row: ToolRow }
       </header>
       {open && (
         <div className="tool-body" id={bodyId}>
+          {row.input.kind === "pending" && !row.output && (
+            <p className="tool-note tool-writing">
+              The model is writing the call <StreamingDots label="Arguments stream" />
+            </p>
+          )}
           {row.source && (
             <p className="tool-parsed">
               {row.input.kind === "shell" ? "Tack read this command out of the model's text." : "Tack read this action out of the model's text."}
