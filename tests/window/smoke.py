@@ -12,17 +12,17 @@ What it does (see tests/window/README.md):
   3. opens the inspector: the request body holds the user's text, the raw response holds SSE
      `data:` lines;
   4. approves a call in the dialog: the first turn's, if it asked, else the call of "Make a
-     directory named build." in another seeded session, and checks what it did;
+     directory named build." in the same session, and checks what it did;
   5. prints the cold start to an interactive window (ms) and the resident memory of the app and
-     its WebKit processes at idle (MB); screenshots go to docs/screenshots/.
+     its WebKit processes at idle (MB); screenshots go to target/window-smoke/screenshots/
+     (--screenshots docs/screenshots refreshes the README's).
 
-Seeding: SmolLM2-135M only calls tools after seeing earlier calls. Until the engine reads the
-provider's `examples` setting (the config below already sets it), the test writes session logs
-holding the examples of prompts/examples/tool-use.jsonl (plus one closer to the question) and
-opens them from the sidebar; with --fresh-session it starts a new session instead. The model is
-sampled (the minimal harness sends no temperature): a turn without a tool call is tried again in
-the next seeded session, and a call other than `ls` is accepted as long as it ran and its output
-shows (the listing is checked when the call is `ls`).
+Examples: SmolLM2-135M only calls tools after seeing earlier calls. The test's config gives the
+`local` provider what the built-in one has: few-shot `examples` (prompts/examples/tool-use.jsonl
+plus one closer to the question), the three tools they use, and temperature 0, so a new session
+gets `ls` every time. With --seeded-sessions the examples live in session logs the test writes
+and opens from the sidebar instead; a turn without a tool call there is tried again in the next
+seeded session, and a call other than `ls` is accepted as long as it ran and its output shows.
 
 Approval: `ls` is a known read-only command, so it runs without asking under every policy
 (crates/engine/src/approval.rs); step 4 asks for something that writes. When the model's call
@@ -80,6 +80,10 @@ def seeded_title(n: int) -> str:
 SCREENSHOT_SETTLE_S = 0.7
 TURN_TIMEOUT_S = 240.0
 UI_TIMEOUT_S = 30.0
+# How often a click is tried again when the element is stale or not yet interactable.
+CLICK_TRIES = 5
+# The W3C WebDriver key that marks a web element reference in script arguments.
+ELEMENT_KEY = "element-6066-11e4-a52e-4f735466cecf"
 
 
 class Skip(Exception):
@@ -188,11 +192,24 @@ class WebDriver:
         return self.wait(what, lambda: next(iter(self.find_all(css=css, xpath=xpath)), None), timeout)
 
     def click_on(self, what: str, css: str | None = None, xpath: str | None = None) -> None:
-        element = self.wait_for(what, css=css, xpath=xpath)
-        try:
-            self.click(element)
-        except WebDriverError as e:
-            raise Failure(f"could not click {what}: {e}") from e
+        """Clicks the element the selector finds, scrolled to the middle of its scroller first.
+
+        The transcript is virtualized and follows the stream, so a card found a moment ago may
+        have been re-rendered or be off screen ("element not interactable"); the element is
+        looked up again and scrolled into view on each of a few tries.
+        """
+        last: Exception | None = None
+        for _ in range(CLICK_TRIES):
+            element = self.wait_for(what, css=css, xpath=xpath)
+            try:
+                self.script("arguments[0].scrollIntoView({block: 'center'});", {ELEMENT_KEY: element})
+                time.sleep(0.2)
+                self.click(element)
+                return
+            except WebDriverError as e:
+                last = e
+                time.sleep(0.3)
+        raise Failure(f"could not click {what} after {CLICK_TRIES} tries: {last}")
 
     def wait_gone(self, what: str, css: str | None = None, xpath: str | None = None, timeout: float = UI_TIMEOUT_S) -> None:
         self.wait(what, lambda: not self.find_all(css=css, xpath=xpath), timeout)
@@ -326,8 +343,12 @@ base_url = "{base}"
 wire = "chat"
 model = "smollm2-135m"
 harness = "minimal"
-# Few-shot examples put before every conversation, once the engine reads this setting.
+# Few-shot examples put before every conversation (SmolLM2-135M calls tools only after
+# seeing some), the tools those examples use, and greedy sampling, as the built-in `local`
+# provider has them (crates/engine/src/config.rs).
 examples = "{examples}"
+tools = ["shell", "read_file", "list_dir"]
+temperature = 0.0
 """
     )
 
@@ -486,6 +507,8 @@ def agent_turn(
                     asked = wd.text(wd.wait_for("the command to approve", css='[role="alertdialog"] pre[aria-label="Command"]'))
                     approve = wd.wait_for("Approve once", xpath="//div[@role='alertdialog']//button[contains(., 'Approve once')]")
                     wd.wait("the dialog to arm", lambda: wd.enabled(approve))
+                    # The enabled check can pass before the arming bar's last frame is painted.
+                    time.sleep(1.0)
                     shots.once(wd, "06-approval.png")
                     wd.click(approve)
                     wd.wait_gone("the dialog to close", css='[role="alertdialog"]')
@@ -534,9 +557,9 @@ def open_seeded(wd: WebDriver, title: str) -> None:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--app", default=os.environ.get("TACK_APP_BIN", str(REPO / "target/debug/tack-app")), help="app binary built with --features custom-protocol")
-    parser.add_argument("--screenshots", default=str(REPO / "docs/screenshots"), help="where the PNGs go")
+    parser.add_argument("--screenshots", default=str(REPO / "target/window-smoke/screenshots"), help="where the PNGs go (docs/screenshots refreshes the README's)")
     parser.add_argument("--driver", choices=["webkit", "tauri-driver"], default=os.environ.get("TACK_WINDOW_DRIVER", "webkit"))
-    parser.add_argument("--fresh-session", action="store_true", help="start a new session instead of opening a seeded one (once the engine reads `examples`)")
+    parser.add_argument("--seeded-sessions", action="store_true", help="open sessions seeded with the examples instead of starting a new one (the examples then come from the session log)")
     parser.add_argument("--keep", action="store_true", help="keep the temp folder (config, sessions, logs)")
     args = parser.parse_args()
 
@@ -566,7 +589,7 @@ def main() -> int:
         write_config(config_dir, base, tmp / "examples.jsonl")
         write_workspace(workspace)
         sessions: list[str] = []
-        if not args.fresh_session:
+        if args.seeded_sessions:
             for n in range(1, SEEDED_SESSIONS + 1):
                 seed_session(home, workspace, f"20260101-000000-5eed000{n}", seeded_title(n), examples)
                 sessions.append(seeded_title(n))
@@ -637,7 +660,7 @@ def main() -> int:
         approvals: list[tuple[str, str]] = []
 
         # --- 02/03: the turn (and 06/07 if the model's call asks for approval)
-        if args.fresh_session:
+        if not args.seeded_sessions:
             wd.click_on("Start session", xpath=xpath_text("button", "Start session"))
         t_send = time.monotonic()
         turn = agent_turn(wd, USER_TEXT, shots, approvals, sessions, wanted=lambda c: command_of(c).split()[:1] == ["ls"])
@@ -680,7 +703,8 @@ def main() -> int:
         idle_kib, parts = measure_rss(driver.pid)
 
         # --- 06/07: a call that needs approval, unless the first turn's call already asked
-        if not approvals and sessions:
+        if not approvals:
+            # In the open session when it is a new one; in the next seeded one otherwise.
             second = agent_turn(wd, APPROVAL_TEXT, shots, approvals, sessions[:1], need_call=False)
             if not approvals:
                 log(f"approval: no dialog this run; the model's call did not need one ({second.call!r})")
