@@ -388,12 +388,15 @@ impl Harness for KimiCli {
                 .saturating_sub(estimated_tokens(&request))
                 .max(1024),
         );
+        // The OpenAI Python SDK under kimi-cli asks for `application/json` even for a streamed
+        // reply (the capture's `Accept`): a transport detail, sent always.
+        request.headers = vec![("Accept".into(), "application/json".into())];
         if env.emulate_identity {
-            request.headers = vec![
+            request.headers.extend([
                 ("User-Agent".into(), format!("KimiCLI/{VERSION}")),
                 ("X-Msh-Platform".into(), "kimi_cli".into()),
                 ("X-Msh-Version".into(), VERSION.into()),
-            ];
+            ]);
         }
         Ok(Shaped {
             request,

@@ -306,11 +306,7 @@ impl Opencode {
                 field_order: BODY_KEY_ORDER.map(String::from).to_vec(),
                 ..RenderOptions::default()
             },
-            headers: if env.emulate_identity {
-                identity_headers(&ctx.session_id)
-            } else {
-                Vec::new()
-            },
+            headers: request_headers(env.emulate_identity, &ctx.session_id),
             ..ShapedRequest::default()
         };
         Ok(Some(ExtraRequest {
@@ -383,9 +379,7 @@ impl Harness for Opencode {
             },
             ..ShapedRequest::default()
         };
-        if env.emulate_identity {
-            request.headers = identity_headers(&ctx.session_id);
-        }
+        request.headers = request_headers(env.emulate_identity, &ctx.session_id);
         let extra_requests = self
             .title_request(prompt, env, &vars)?
             .into_iter()
@@ -618,6 +612,17 @@ impl Harness for Opencode {
             _ => output,
         }
     }
+}
+
+/// The headers opencode's requests carry beyond the wire's defaults. `Accept: */*` is what its
+/// HTTP client sends even for a streamed reply (every request in the opencode capture), a
+/// transport detail sent always; the identity headers only when the user opted in.
+fn request_headers(emulate_identity: bool, session_id: &str) -> Vec<(String, String)> {
+    let mut headers = vec![("Accept".to_string(), "*/*".to_string())];
+    if emulate_identity {
+        headers.extend(identity_headers(session_id));
+    }
+    headers
 }
 
 fn identity_headers(session_id: &str) -> Vec<(String, String)> {

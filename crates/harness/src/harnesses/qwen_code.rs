@@ -293,8 +293,13 @@ impl Harness for QwenCode {
             },
             ..ShapedRequest::default()
         };
+        // The OpenAI SDK under qwen-code asks for `application/json` even for a streamed reply
+        // (every request in the capture): a transport detail, sent always.
+        request.headers = vec![("accept".into(), "application/json".into())];
         if env.emulate_identity {
-            request.headers = identity_headers(cli_env::node_platform(ctx));
+            request
+                .headers
+                .extend(identity_headers(cli_env::node_platform(ctx)));
         }
         Ok(Shaped {
             request,
