@@ -504,7 +504,12 @@ def agent_turn(
             try:
                 dialogs = wd.find_all(css='[role="alertdialog"]')
                 if dialogs:
-                    asked = wd.text(wd.wait_for("the command to approve", css='[role="alertdialog"] pre[aria-label="Command"]'))
+                    # WebDriver reads only visible text: while the dialog fades in it reads "".
+                    command_css = '[role="alertdialog"] pre[aria-label="Command"]'
+                    try:
+                        asked = wd.wait("the command to approve", lambda: wd.text(wd.wait_for("the command", css=command_css)).strip(), timeout=5)
+                    except Failure:
+                        asked = ""
                     approve = wd.wait_for("Approve once", xpath="//div[@role='alertdialog']//button[contains(., 'Approve once')]")
                     wd.wait("the dialog to arm", lambda: wd.enabled(approve))
                     # The enabled check can pass before the arming bar's last frame is painted.
