@@ -1,5 +1,9 @@
 //! `tack decode`: a saved SSE stream on stdin → neutral events (JSON Lines) on stdout.
 //!
+//! Input without any SSE `data:` line is not a stream: a JSON body is decoded as the wire's
+//! non-streaming reply (a `stream: false` response, or an error body), anything else is
+//! reported as such rather than as a stream that was cut off.
+//!
 //! Besides the wire's neutral lines, what a postprocess adds is printed too: a call parsed from
 //! text (`local_shell_call`) as a `tool_call` named `shell`, and a message Tack injected (a
 //! format correction, a confirmation) as `{"type":"injected_message","label","text"}`.
@@ -11,7 +15,7 @@ use std::process::ExitCode;
 use serde_json::Value;
 use tack_harness::prompts::PromptStore;
 use tack_harness::{Registry, ShapeEnv};
-use tack_protocol::{Item, ReasoningOrigin, StreamEvent, ToolSpec, Wire};
+use tack_protocol::{ErrorKind, Item, ModelError, ReasoningOrigin, StreamEvent, ToolSpec, Wire};
 
 /// Bytes handed to the decoder per push, like a network read.
 const CHUNK: usize = 4096;
@@ -60,24 +64,36 @@ pub(crate) fn run(
             None => recovery,
         });
     }
-    let mut decoder = tack_wire::decoder(
+    let origin = ReasoningOrigin {
         wire,
-        kinds,
-        ReasoningOrigin {
-            wire,
-            provider: None,
-            model: None,
-        },
-    );
+        provider: None,
+        model: None,
+    };
     let mut input = Vec::new();
     std::io::stdin()
         .read_to_end(&mut input)
         .map_err(|e| format!("reading stdin: {e}"))?;
-    let mut results = Vec::new();
-    for chunk in input.chunks(CHUNK) {
-        decoder.push(chunk, &mut results);
-    }
-    decoder.finish(&mut results);
+    let results = if has_sse_data(&input) {
+        let mut decoder = tack_wire::decoder(wire, kinds, origin);
+        let mut results = Vec::new();
+        for chunk in input.chunks(CHUNK) {
+            decoder.push(chunk, &mut results);
+        }
+        decoder.finish(&mut results);
+        results
+    } else if serde_json::from_slice::<Value>(&input).is_ok() {
+        // A saved body of a request sent with `stream: false`, or an error body: the wire's
+        // reply decoder reads both.
+        eprintln!(
+            "tack: no SSE `data:` lines in the input, but it is JSON: decoding it as a non-streaming reply"
+        );
+        tack_wire::decode_reply(wire, kinds, origin, &input)
+    } else {
+        vec![Err(ModelError::new(
+            ErrorKind::FormatError,
+            "no SSE `data:` lines found in the input; is this a recorded stream?",
+        ))]
+    };
 
     let mut out = std::io::stdout().lock();
     let mut failed = false;
@@ -119,6 +135,16 @@ pub(crate) fn run(
     } else {
         ExitCode::SUCCESS
     })
+}
+
+/// Whether `input` holds at least one SSE event with data (what every wire's stream is made
+/// of), framed by the same rules the decoders use.
+fn has_sse_data(input: &[u8]) -> bool {
+    let mut framer = tack_wire::sse::SseFramer::new();
+    let mut frames = 0usize;
+    framer.push(input, &mut |_| frames += 1);
+    framer.finish(&mut |_| frames += 1);
+    frames > 0
 }
 
 /// Lines for the items only a postprocess produces (the wire's neutral schema has none).

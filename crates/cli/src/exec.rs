@@ -1,5 +1,9 @@
 //! `tack exec`: a headless session. Engine events go to stdout as JSON Lines; approvals are
 //! asked on the terminal, or denied when stdin is not a terminal (unless `--approval never`).
+//!
+//! SIGINT, SIGTERM and SIGHUP interrupt the turn alike (a running command's process group is
+//! stopped and its output saved) and exit with 130, 143 or 129; Ctrl-C or end of input at an
+//! approval prompt aborts the turn.
 
 use std::io::{BufRead, IsTerminal, Write};
 use std::path::{Path, PathBuf};
@@ -8,7 +12,7 @@ use std::sync::Arc;
 
 use tack_engine::config::Paths;
 use tack_engine::log::LoadedSession;
-use tack_engine::resolve::{SessionRequest, resolve};
+use tack_engine::resolve::SessionRequest;
 use tack_engine::secrets::{KeySource, KeychainStore};
 use tack_engine::session::{Engine, Session, log_path};
 use tack_protocol::{
@@ -30,8 +34,12 @@ pub(crate) struct ExecArgs {
 }
 
 pub(crate) async fn run(args: ExecArgs) -> Result<ExitCode, String> {
+    // Installed first: a SIGTERM from here on interrupts the turn instead of killing Tack
+    // with a command still running.
+    let mut stops = StopSignals::install()?;
     let paths = Paths::from_env();
-    let config = crate::load_config(args.config.clone())?;
+    let config_file = crate::config_path(args.config.clone());
+    let config = crate::load_config(Some(config_file.clone()))?;
     let engine = Arc::new(Engine::new(paths.clone()).map_err(|e| e.to_string())?);
 
     // Resuming: take the logged settings unless flags override them.
@@ -67,14 +75,38 @@ pub(crate) async fn run(args: ExecArgs) -> Result<ExitCode, String> {
             req.wire = Some(s.wire);
         }
     }
-    let resolved =
-        resolve(&config, &engine.registry, &KeychainStore, &req).map_err(|e| e.to_string())?;
-    if resolved.key_source == KeySource::None && resolved.options.provider.env_key.is_some() {
-        eprintln!(
-            "tack: no API key for provider `{}` (keychain or ${}); requests will be sent without one",
-            resolved.options.provider.id,
-            resolved.options.provider.env_key.as_deref().unwrap_or("")
-        );
+    let resolved = crate::resolve_session(
+        &config,
+        &config_file,
+        &engine.registry,
+        &KeychainStore,
+        &req,
+    )?;
+    if resolved.key_source == KeySource::None
+        && let Some(var) =
+            req.api_key_env
+                .as_deref()
+                .or(resolved.options.provider.env_key.as_deref())
+    {
+        let provider = &resolved.options.provider.id;
+        // A base URL given on the command line may well be a local server without keys: its
+        // generic $TACK_API_KEY is optional unless the user named a variable.
+        let ad_hoc = req
+            .provider
+            .as_deref()
+            .is_some_and(|p| p.starts_with("http://") || p.starts_with("https://"));
+        if ad_hoc && req.api_key_env.is_none() {
+            eprintln!(
+                "tack: no API key for `{}` (${var} is not set); requests will be sent without one",
+                resolved.options.provider.base_url
+            );
+        } else if args.task.is_some() {
+            // Nothing is sent without a task (a resume that only repairs the log).
+            return Err(format!(
+                "provider `{provider}` needs an API key and none was found: set ${var} (e.g. `export {var}=…`), \
+                 or store the key in the OS keychain from the desktop app (File → Providers and Keys…)"
+            ));
+        }
     }
     let approval = resolved.options.approval;
     let interactive = std::io::stdin().is_terminal();
@@ -107,41 +139,124 @@ pub(crate) async fn run(args: ExecArgs) -> Result<ExitCode, String> {
     };
     session.submit(task).map_err(|e| e.to_string())?;
 
-    let mut interrupted_once = false;
+    // The first SIGINT/SIGTERM/SIGHUP interrupts the turn (a running command's process group
+    // is stopped and its output saved); the turn's end then exits with 128 + the signal's
+    // number. A second one exits at once.
+    let mut stopped: Option<Stop> = None;
+    let exit = |stopped: Option<Stop>, otherwise: u8| {
+        ExitCode::from(stopped.map_or(otherwise, Stop::exit_code))
+    };
     loop {
         tokio::select! {
             ev = events.recv() => {
-                let Some(ev) = ev else { return Ok(ExitCode::from(1)) };
+                let Some(ev) = ev else { return Ok(exit(stopped, 1)) };
                 print_event(&ev);
                 match &ev {
                     EngineEvent::ApprovalRequested { request, .. } => {
-                        let decision = decide(request, interactive, approval).await;
+                        let decision = tokio::select! {
+                            decision = decide(request, interactive, approval) => decision,
+                            stop = stops.recv() => {
+                                // Ctrl-C at the prompt is the `q` answer.
+                                eprintln!("\ntack: {} at the approval prompt; aborting the turn", stop.name());
+                                stopped = Some(stop);
+                                ApprovalDecision::AbortTurn
+                            }
+                        };
                         if let Err(e) = session.decide(&request.id, decision) {
                             eprintln!("tack: {e}");
                         }
                     }
                     EngineEvent::QuestionAsked { request, .. } => {
                         let request = request.clone();
-                        let answers = tokio::task::spawn_blocking(move || ask_questions(&request.questions))
-                            .await
-                            .unwrap_or(None);
-                        if let Err(e) = session.answer(&request_id(&ev), answers) {
-                            eprintln!("tack: {e}");
+                        let asked = tokio::task::spawn_blocking(move || ask_questions(&request.questions));
+                        tokio::select! {
+                            answers = asked => {
+                                if let Err(e) = session.answer(&request_id(&ev), answers.unwrap_or(None)) {
+                                    eprintln!("tack: {e}");
+                                }
+                            }
+                            stop = stops.recv() => {
+                                eprintln!("\ntack: {}; interrupting the turn", stop.name());
+                                stopped = Some(stop);
+                                session.interrupt();
+                            }
                         }
                     }
-                    EngineEvent::TurnCompleted { .. } => return Ok(ExitCode::SUCCESS),
-                    EngineEvent::TurnAborted { .. } => return Ok(ExitCode::from(1)),
+                    EngineEvent::TurnCompleted { .. } => return Ok(exit(stopped, 0)),
+                    EngineEvent::TurnAborted { .. } => return Ok(exit(stopped, 1)),
                     _ => {}
                 }
             }
-            _ = tokio::signal::ctrl_c() => {
-                if interrupted_once {
-                    return Ok(ExitCode::from(130));
+            stop = stops.recv() => {
+                if stopped.is_some() {
+                    return Ok(ExitCode::from(stop.exit_code()));
                 }
-                interrupted_once = true;
-                eprintln!("tack: interrupting (press Ctrl-C again to quit)");
+                stopped = Some(stop);
+                eprintln!("tack: {}: interrupting the turn (send it again to quit at once)", stop.name());
                 session.interrupt();
             }
+        }
+    }
+}
+
+/// A signal that stops `tack exec`.
+#[derive(Clone, Copy, Debug)]
+enum Stop {
+    /// SIGINT (Ctrl-C).
+    Interrupt,
+    /// SIGTERM (`kill`, service managers).
+    Terminate,
+    /// SIGHUP (the terminal went away).
+    Hangup,
+}
+
+impl Stop {
+    fn name(self) -> &'static str {
+        match self {
+            Stop::Interrupt => "SIGINT",
+            Stop::Terminate => "SIGTERM",
+            Stop::Hangup => "SIGHUP",
+        }
+    }
+
+    /// The shell's convention for a process ended by a signal: 128 + its number.
+    fn exit_code(self) -> u8 {
+        match self {
+            Stop::Interrupt => 130,
+            Stop::Terminate => 143,
+            Stop::Hangup => 129,
+        }
+    }
+}
+
+/// Listeners for the stopping signals, installed once so that a signal arriving while
+/// nothing polls them (at a prompt, say) is still delivered on the next [`StopSignals::recv`].
+struct StopSignals {
+    interrupt: tokio::signal::unix::Signal,
+    terminate: tokio::signal::unix::Signal,
+    hangup: tokio::signal::unix::Signal,
+}
+
+impl StopSignals {
+    fn install() -> Result<StopSignals, String> {
+        use tokio::signal::unix::{SignalKind, signal};
+        let listen =
+            |kind: SignalKind| signal(kind).map_err(|e| format!("cannot listen for signals: {e}"));
+        Ok(StopSignals {
+            interrupt: listen(SignalKind::interrupt())?,
+            terminate: listen(SignalKind::terminate())?,
+            hangup: listen(SignalKind::hangup())?,
+        })
+    }
+
+    /// The next stopping signal.
+    async fn recv(&mut self) -> Stop {
+        tokio::select! {
+            Some(()) = self.interrupt.recv() => Stop::Interrupt,
+            Some(()) = self.terminate.recv() => Stop::Terminate,
+            Some(()) = self.hangup.recv() => Stop::Hangup,
+            // The signal driver is gone (the runtime is shutting down): nothing will come.
+            else => std::future::pending().await,
         }
     }
 }
@@ -174,37 +289,51 @@ async fn decide(
         .unwrap_or(ApprovalDecision::AbortTurn)
 }
 
-fn ask_on_terminal(request: &ApprovalRequest) -> ApprovalDecision {
+/// Writes `text` to stderr at once. The lock is never held while a prompt waits for input:
+/// a signal arriving meanwhile is reported on stderr from another thread.
+fn show(text: &str) {
     let mut err = std::io::stderr().lock();
-    let _ = writeln!(
-        err,
-        "\n── approval needed ({:?} risk): {}",
+    let _ = err.write_all(text.as_bytes());
+    let _ = err.flush();
+}
+
+fn ask_on_terminal(request: &ApprovalRequest) -> ApprovalDecision {
+    let mut prompt = format!(
+        "\n── approval needed ({:?} risk): {}\n",
         request.risk, request.reason
     );
     match &request.action {
         ApprovalAction::Exec { command, cwd } => {
-            let _ = writeln!(err, "   in {cwd}\n   $ {command}");
+            prompt.push_str(&format!("   in {cwd}\n   $ {command}\n"));
         }
         ApprovalAction::FileWrite { paths, diff } => {
-            let _ = writeln!(err, "   write {}\n{diff}", paths.join(", "));
+            prompt.push_str(&format!("   write {}\n{diff}\n", paths.join(", ")));
         }
     }
-    let _ = write!(
-        err,
-        "   [y] approve once  [a] approve for this session  [n] deny  [q] abort turn > "
-    );
-    let _ = err.flush();
+    prompt
+        .push_str("   [y] approve once  [a] approve for this session  [n] deny  [q] abort turn > ");
+    show(&prompt);
     let mut line = String::new();
-    if std::io::stdin().lock().read_line(&mut line).is_err() {
-        return ApprovalDecision::AbortTurn;
+    match std::io::stdin().lock().read_line(&mut line) {
+        Ok(0) => {
+            // Ctrl-D: nobody is left to answer, so nothing runs and nothing more is asked.
+            show("\ntack: end of input at the approval prompt; aborting the turn\n");
+            return ApprovalDecision::AbortTurn;
+        }
+        Ok(_) => {}
+        Err(e) => {
+            show(&format!(
+                "\ntack: cannot read the answer ({e}); aborting the turn\n"
+            ));
+            return ApprovalDecision::AbortTurn;
+        }
     }
     match line.trim() {
         "y" | "Y" | "yes" => ApprovalDecision::ApproveOnce,
         "a" | "A" => ApprovalDecision::ApproveForSession,
         "q" | "Q" => ApprovalDecision::AbortTurn,
         _ => {
-            let _ = write!(err, "   reason (optional) > ");
-            let _ = err.flush();
+            show("   reason (optional) > ");
             let mut reason = String::new();
             let _ = std::io::stdin().lock().read_line(&mut reason);
             ApprovalDecision::Deny {
@@ -225,32 +354,29 @@ fn request_id(ev: &EngineEvent) -> String {
 fn ask_questions(
     questions: &[tack_protocol::Question],
 ) -> Option<Vec<tack_protocol::QuestionAnswer>> {
-    let mut err = std::io::stderr().lock();
     let mut answers = Vec::new();
     for q in questions {
-        let _ = writeln!(err, "\n── question: {}", q.question);
+        let mut prompt = format!("\n── question: {}\n", q.question);
         for (i, o) in q.options.iter().enumerate() {
-            let _ = writeln!(
-                err,
-                "   {}. {}{}",
+            prompt.push_str(&format!(
+                "   {}. {}{}\n",
                 i + 1,
                 o.label,
                 o.description
                     .as_deref()
                     .map(|d| format!(" — {d}"))
                     .unwrap_or_default()
-            );
+            ));
         }
-        let _ = write!(
-            err,
+        prompt.push_str(&format!(
             "   answer (number{} or text) > ",
             if q.multi_select {
                 "s separated by commas"
             } else {
                 ""
             }
-        );
-        let _ = err.flush();
+        ));
+        show(&prompt);
         let mut line = String::new();
         if std::io::stdin().lock().read_line(&mut line).is_err() {
             return None;

@@ -116,7 +116,8 @@ enum Command {
     },
     /// Run one engine tool and print its output; non-zero exit when the tool reports an error.
     Tool {
-        /// Tool name (shell, read_file, write_file, edit, apply_patch, list_dir, glob, grep).
+        /// Tool name.
+        #[arg(value_parser = clap::builder::PossibleValuesParser::new(tool::names()))]
         name: String,
         /// Workspace folder.
         #[arg(long, default_value = ".")]
@@ -217,6 +218,9 @@ fn main() -> ExitCode {
             } => import_prompt::run(&harness, &capture, config_dir),
         }
     });
+    // A terminal prompt abandoned by a signal still blocks a thread in a read of stdin; the
+    // command is over, so don't wait for it.
+    runtime.shutdown_background();
     match result {
         Ok(code) => code,
         Err(message) => {
@@ -234,4 +238,28 @@ fn config_path(flag: Option<PathBuf>) -> PathBuf {
 /// Loads the config for a command.
 fn load_config(flag: Option<PathBuf>) -> Result<tack_engine::config::Config, String> {
     tack_engine::config::Config::load(&config_path(flag)).map_err(|e| e.to_string())
+}
+
+/// [`tack_engine::resolve::resolve`], with an error that names `config.toml`'s
+/// `default_provider` (and the file) when that is where an unknown provider id came from.
+fn resolve_session(
+    config: &tack_engine::config::Config,
+    config_file: &std::path::Path,
+    registry: &tack_harness::Registry,
+    secrets: &dyn tack_engine::secrets::SecretStore,
+    req: &tack_engine::resolve::SessionRequest,
+) -> Result<tack_engine::resolve::Resolved, String> {
+    use tack_engine::config::ConfigError;
+    use tack_engine::resolve::ResolveError;
+    tack_engine::resolve::resolve(config, registry, secrets, req).map_err(|e| match &e {
+        ResolveError::Config(ConfigError::UnknownProvider(id))
+            if req.provider.is_none() && config.default_provider.as_deref() == Some(id) =>
+        {
+            format!(
+                "unknown provider `{id}` in `default_provider` of {}; run `tack providers` to list them, or pass --provider",
+                config_file.display()
+            )
+        }
+        _ => e.to_string(),
+    })
 }

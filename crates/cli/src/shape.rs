@@ -12,7 +12,7 @@ use std::str::FromStr;
 
 use serde_json::{Map, Value, json};
 use tack_engine::context;
-use tack_engine::resolve::{SessionRequest, resolve};
+use tack_engine::resolve::SessionRequest;
 use tack_engine::secrets::MemoryStore;
 use tack_engine::session::SessionOptions;
 use tack_engine::tools::builtin_tools;
@@ -55,13 +55,15 @@ pub(crate) fn run(
     prompt: Option<String>,
     history: Option<PathBuf>,
 ) -> Result<ExitCode, String> {
-    let config = crate::load_config(config)?;
+    let config_file = crate::config_path(config);
+    let config = crate::load_config(Some(config_file.clone()))?;
     let registry = Registry::builtin();
     let cwd = std::fs::canonicalize(&cwd).map_err(|e| format!("{}: {e}", cwd.display()))?;
     // Keys are never needed to shape, and never printed: an empty store. With `all`, the
     // provider's own wire picks the harness (when it is inferred).
-    let resolved = resolve(
+    let resolved = crate::resolve_session(
         &config,
+        &config_file,
         &registry,
         &MemoryStore::default(),
         &SessionRequest {
@@ -77,8 +79,7 @@ pub(crate) fn run(
             api_key_env: None,
             instructions: None,
         },
-    )
-    .map_err(|e| e.to_string())?;
+    )?;
     let opts = resolved.options;
     let all = wire == Some(WireChoice::All);
     let routes: Vec<(Wire, Result<Route, RouteError>)> = if all {

@@ -8,13 +8,18 @@ use std::sync::Arc;
 use tack_engine::tools::{ToolContext, ToolInput, builtin_tools};
 use tack_protocol::ToolStatus;
 
+/// The names `tack tool` accepts: every built-in engine tool (the help and the errors list
+/// these, so they cannot disagree).
+pub(crate) fn names() -> Vec<&'static str> {
+    builtin_tools().iter().map(|t| t.name()).collect()
+}
+
 pub(crate) async fn run(name: &str, cwd: &Path, args: Option<String>) -> Result<ExitCode, String> {
     let tools = builtin_tools();
     let Some(tool) = tools.iter().find(|t| t.name() == name).cloned() else {
-        let names: Vec<&str> = tools.iter().map(|t| t.name()).collect();
         return Err(format!(
             "unknown tool `{name}`; tools: {}",
-            names.join(", ")
+            names().join(", ")
         ));
     };
     let workspace = std::fs::canonicalize(cwd).map_err(|e| format!("{}: {e}", cwd.display()))?;

@@ -70,3 +70,85 @@ fn every_shared_fixture_decodes_through_the_cli_as_through_the_library() {
     }
     assert!(checked >= 30, "only {checked} fixtures");
 }
+
+/// `tack decode` on `bytes`: exit code, stdout lines as JSON, stderr.
+fn decode_lines(wire: Wire, bytes: &[u8]) -> (i32, Vec<serde_json::Value>, String) {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_tack"))
+        .args(["decode", "--wire", wire.as_str()])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all(bytes).unwrap();
+    let out = child.wait_with_output().unwrap();
+    let lines = String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    (
+        out.status.code().unwrap_or(-1),
+        lines,
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn input_without_sse_data_lines_is_called_what_it_is() {
+    // Bytes that are neither a stream nor JSON (not valid UTF-8 either).
+    let noise: Vec<u8> = (0u32..600)
+        .map(|i| u8::try_from((i * 7919 + 13) % 251).unwrap())
+        .filter(|b| *b != b'\n' && *b != b'\r')
+        .collect();
+    for (wire, input) in [
+        (Wire::Chat, noise.as_slice()),
+        (
+            Wire::Responses,
+            b"<html><body>502 Bad Gateway</body></html>\n".as_slice(),
+        ),
+        (Wire::Messages, b"".as_slice()),
+    ] {
+        let (code, lines, _) = decode_lines(wire, input);
+        assert_eq!(code, 1);
+        assert_eq!(lines.len(), 1, "{lines:?}");
+        assert_eq!(lines[0]["type"], "error");
+        assert_eq!(lines[0]["kind"], "format_error");
+        assert_eq!(
+            lines[0]["message"],
+            "no SSE `data:` lines found in the input; is this a recorded stream?"
+        );
+    }
+}
+
+#[test]
+fn a_json_error_body_is_decoded_as_the_error_it_is_not_a_cut_stream() {
+    let body = br#"{"error": {"message": "Incorrect API key provided", "type": "invalid_request_error", "code": "invalid_api_key"}}"#;
+    let (code, lines, stderr) = decode_lines(Wire::Chat, body);
+    assert_eq!(code, 1);
+    let last = lines.last().unwrap();
+    assert_eq!(last["type"], "error", "{lines:?}");
+    assert_ne!(last["kind"], "stream_truncated", "{last}");
+    assert!(
+        last["message"]
+            .as_str()
+            .unwrap()
+            .contains("Incorrect API key provided"),
+        "{last}"
+    );
+    assert!(stderr.contains("non-streaming reply"), "{stderr}");
+}
+
+#[test]
+fn a_non_streaming_reply_decodes_like_its_stream() {
+    let body = br#"{"id": "chatcmpl-1", "object": "chat.completion", "model": "m", "choices": [{"index": 0, "message": {"role": "assistant", "content": "Hello there."}, "finish_reason": "stop"}]}"#;
+    let (code, lines, _) = decode_lines(Wire::Chat, body);
+    assert_eq!(code, 0, "{lines:?}");
+    let text: String = lines
+        .iter()
+        .filter(|l| l["type"] == "text_delta")
+        .map(|l| l["text"].as_str().unwrap())
+        .collect();
+    assert_eq!(text, "Hello there.");
+    assert_eq!(lines.last().unwrap()["type"], "completed");
+}

@@ -257,7 +257,7 @@ impl Session {
             log,
             loaded.items.clone(),
         )?;
-        session.close_unanswered_calls(loaded.unfinished_turn.as_deref())?;
+        session.close_calls_as(loaded.unfinished_turn.as_deref(), ENDED_WHILE_RUNNING)?;
         if let Some(turn_id) = &loaded.unfinished_turn {
             session.append_record(&LogRecord::TurnEnded {
                 ts: now(),
@@ -564,6 +564,14 @@ impl Session {
 
     /// Gives every tool call in history without an output an `aborted` output.
     pub(crate) fn close_unanswered_calls(&self, turn_id: Option<&str>) -> Result<(), EngineError> {
+        self.close_calls_as(
+            turn_id,
+            "aborted: the session ended before this call produced output",
+        )
+    }
+
+    /// [`Session::close_unanswered_calls`] with `text` as the outputs' text.
+    fn close_calls_as(&self, turn_id: Option<&str>, text: &str) -> Result<(), EngineError> {
         let unanswered: Vec<String> = {
             let state = lock(&self.inner.state);
             let answered: HashSet<&str> = state
@@ -586,9 +594,7 @@ impl Session {
             let item = Item::ToolOutput(ToolOutputItem {
                 id: self.new_id("out"),
                 call_id,
-                output: ToolOutput::aborted(
-                    "aborted: the session ended before this call produced output",
-                ),
+                output: ToolOutput::aborted(text),
             });
             self.record(turn_id, item)?;
         }
@@ -613,6 +619,13 @@ impl Session {
         self.inner.running.send_replace(false);
     }
 }
+
+/// The output a resumed session gives a call left without one: Tack stopped (killed, crashed)
+/// while the call waited or ran, and a command it had started may have outlived it.
+const ENDED_WHILE_RUNNING: &str = "aborted: the session ended while this call was pending or \
+     running, so its output was never recorded. If it had started, its command may have kept \
+     running after that and its effects may be partial; check the workspace before relying \
+     on them.";
 
 /// Locks a mutex, recovering from poisoning: the data is plain state that stays consistent
 /// because every critical section is short and panic-free.

@@ -58,7 +58,12 @@ harness = "minimal"
 
     /// `tack` with this env's folders and the canary key.
     pub fn tack(&self) -> Command {
-        let mut cmd = Command::new(env!("CARGO_BIN_EXE_tack"));
+        self.command(env!("CARGO_BIN_EXE_tack"))
+    }
+
+    /// `program` (`tack`, or a wrapper that runs it) with the environment of [`Env::tack`].
+    pub fn command(&self, program: impl AsRef<std::ffi::OsStr>) -> Command {
+        let mut cmd = Command::new(program);
         cmd.env("TACK_HOME", &self.home)
             .env("TACK_CONFIG_DIR", &self.config)
             .env("TACK_TEST_KEY", CANARY)

@@ -11,6 +11,10 @@
 //!   stopped and the output says so. Background processes whose output is redirected
 //!   (`server > log 2>&1 &`) do not hold the pipe and keep running.
 //! - stdin is `/dev/null`: nothing can wait for keyboard input.
+//! - On Linux the shell gets SIGKILL if Tack dies without stopping it (SIGKILL, a crash), via
+//!   `PR_SET_PDEATHSIG`. Only the shell itself: what it started outlives it (the kernel does
+//!   not pass the setting on to forked children), which is why a resumed session says such a
+//!   call's effects may be partial.
 
 use std::os::fd::OwnedFd;
 use std::path::PathBuf;
@@ -164,6 +168,31 @@ impl PreparedCall for PreparedShell {
     }
 }
 
+/// Has the kernel SIGKILL the shell when its parent goes away without stopping it.
+///
+/// `PR_SET_PDEATHSIG` (prctl(2)) fires when the *thread* that forked the child exits, so this
+/// relies on commands being spawned from async tasks (runtime worker threads, or the thread
+/// running `block_on`, which live as long as the runtime), never from a `spawn_blocking`
+/// thread that the pool may retire while the command runs.
+#[cfg(target_os = "linux")]
+#[allow(unsafe_code)]
+fn die_with_parent(command: &mut tokio::process::Command) {
+    let parent = rustix::process::getpid();
+    // SAFETY: the hook runs in the forked child before exec, where only async-signal-safe
+    // work is allowed: it makes two raw system calls and neither allocates nor locks (the
+    // error conversion builds an OS error code, no boxing).
+    unsafe {
+        command.pre_exec(move || {
+            rustix::process::set_parent_process_death_signal(Some(Signal::KILL))?;
+            // The parent died between fork and prctl: no signal will come, so give up now.
+            if rustix::process::getppid() != Some(parent) {
+                return Err(rustix::io::Errno::SRCH.into());
+            }
+            Ok(())
+        });
+    }
+}
+
 /// How the wait for the command ended.
 enum Ending {
     Exited(ExitStatus),
@@ -240,6 +269,8 @@ async fn run_command(call: PreparedShell, ctx: ToolContext) -> ToolOutput {
         .env("GIT_TERMINAL_PROMPT", "0")
         .process_group(0)
         .kill_on_drop(true);
+    #[cfg(target_os = "linux")]
+    die_with_parent(&mut command);
     let spawned = command.spawn();
     // The Command holds our copies of the pipe's write end; EOF only arrives once they close.
     drop(command);
