@@ -4,25 +4,29 @@
 //! |---|---|---|---|
 //! | read inside the workspace | run | run | run |
 //! | read outside the workspace | ask | run | run |
-//! | known read-only command | run | run | run |
+//! | known read-only command reading only inside the workspace | run | run | run |
+//! | known read-only command reading outside it (`cat ../x`, `ls /etc`, `cat ~/.aws/…`) | ask | run | run |
 //! | other command | ask | run | run |
 //! | dangerous command (`rm -r`, `sudo`, `git push --force`, …) | ask | ask | run |
+//! | code the classifier cannot see (`$X args`, `… \| sh`, `python -c`, `perl -e`, …) | ask | ask | run |
 //! | command asking for escalation | ask | ask | run |
 //! | file write inside the workspace | ask | run | run |
 //! | file write outside the workspace | ask | ask | **ask** |
 //!
 //! A compound command is judged by its most dangerous part (see
-//! [`crate::command_safety::classify`]). Writes outside the workspace ask under every policy:
-//! `never` means "don't ask about commands", not "let the model edit files outside the project
-//! you opened without telling you". "Approve for this session" remembers the exact command
-//! line (for commands) or the exact set of paths (for writes).
+//! [`crate::command_safety::classify_in`], which also says which words of a read-only command
+//! count as paths and how they are resolved against the working directory). Writes outside
+//! the workspace ask under every policy: `never` means "don't ask about commands", not "let
+//! the model edit files outside the project you opened without telling you". "Approve for
+//! this session" remembers the exact command line (for commands) or the exact set of paths
+//! (for writes).
 
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
 use tack_protocol::{ApprovalAction, ApprovalPolicy, Risk};
 
-use crate::command_safety::{CommandClass, classify};
+use crate::command_safety::{CommandClass, CommandSite, classify_in};
 use crate::tools::ToolAction;
 
 /// The gate's verdict for one prepared call.
@@ -118,12 +122,19 @@ fn assess_policy(policy: ApprovalPolicy, action: &ToolAction, workspace: &Path) 
                     Risk::High,
                 );
             }
-            let assessment = classify(command);
+            let home = dirs::home_dir();
+            let site = CommandSite {
+                workspace,
+                cwd,
+                home: home.as_deref(),
+            };
+            let assessment = classify_in(command, &site);
             match (policy, assessment.class) {
                 (_, CommandClass::Dangerous) => ask(assessment.reason, Risk::High),
-                (ApprovalPolicy::Untrusted, CommandClass::Mutating) => {
-                    ask(assessment.reason, Risk::Medium)
-                }
+                (
+                    ApprovalPolicy::Untrusted,
+                    CommandClass::Mutating | CommandClass::ReadsOutside,
+                ) => ask(assessment.reason, Risk::Medium),
                 _ => Verdict::Run,
             }
         }
@@ -311,6 +322,114 @@ mod tests {
             assess(ApprovalPolicy::Untrusted, &write("/w/src/a.rs"), ws, &none),
             Verdict::Ask { .. }
         ));
+    }
+
+    #[track_caller]
+    fn asks(policy: ApprovalPolicy, command: &str) -> Option<(String, Risk)> {
+        match assess(
+            policy,
+            &exec(command),
+            Path::new("/w"),
+            &SessionApprovals::default(),
+        ) {
+            Verdict::Ask { reason, risk, .. } => Some((reason, risk)),
+            Verdict::Run => None,
+        }
+    }
+
+    #[test]
+    fn on_request_asks_for_code_it_cannot_see() {
+        for command in [
+            "$(echo rm) -r d3",
+            "${X} -r d",
+            "echo cm0gLXIgZDY= | base64 -d | sh",
+            "cat x | bash",
+            "sh < x.sh",
+            "python3 -c \"import shutil; shutil.rmtree('d5')\"",
+            "perl -e 'system(\"rm -r d10\")'",
+            "ruby -e 'x'",
+            "node -e 'x'",
+            "php -r 'x'",
+            "lua -e 'x'",
+            "osascript -e 'x'",
+            "awk 'BEGIN { system(\"rm -r d\") }'",
+            "echo 'print(1)' | python3",
+        ] {
+            for policy in [ApprovalPolicy::Untrusted, ApprovalPolicy::OnRequest] {
+                assert!(
+                    matches!(asks(policy, command), Some((_, Risk::High))),
+                    "{policy} {command:?}"
+                );
+            }
+            assert_eq!(asks(ApprovalPolicy::Never, command), None, "{command:?}");
+        }
+        for command in [
+            "cargo test",
+            "python3 script.py",
+            "bash script.sh",
+            "echo ls | bash",
+        ] {
+            assert_eq!(
+                asks(ApprovalPolicy::OnRequest, command),
+                None,
+                "{command:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn untrusted_asks_for_reads_outside_the_workspace() {
+        for command in [
+            "cat ../outside.txt",
+            "ls /etc/shadow",
+            "cat ~/.aws/credentials",
+            "cat $HOME/.aws/credentials",
+            "grep -r key /etc",
+            "cd /tmp && ls",
+            "git -C ../other log",
+            "cat < /etc/passwd",
+        ] {
+            assert!(
+                matches!(
+                    asks(ApprovalPolicy::Untrusted, command),
+                    Some((_, Risk::Medium))
+                ),
+                "{command:?}"
+            );
+            assert_eq!(
+                asks(ApprovalPolicy::OnRequest, command),
+                None,
+                "{command:?}"
+            );
+            assert_eq!(asks(ApprovalPolicy::Never, command), None, "{command:?}");
+        }
+        assert_eq!(
+            asks(ApprovalPolicy::Untrusted, "ls /etc/shadow").map(|a| a.0),
+            Some("reads outside the workspace: /etc/shadow".to_string())
+        );
+        assert_eq!(
+            asks(ApprovalPolicy::Untrusted, "cat ../outside.txt").map(|a| a.0),
+            Some("reads outside the workspace: /outside.txt".to_string())
+        );
+        for command in [
+            "git log",
+            "grep -rn foo .",
+            "grep -rn 'a/b' .",
+            "ls",
+            "cat README.md",
+            "sed -n 1,5p src/a.rs",
+            "rg foo src",
+            "find . -name x",
+            "head -n 3 a.txt",
+            "cat /dev/null",
+            "echo /etc/shadow",
+        ] {
+            assert_eq!(
+                asks(ApprovalPolicy::Untrusted, command),
+                None,
+                "{command:?}"
+            );
+        }
     }
 
     #[test]

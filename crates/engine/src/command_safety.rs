@@ -18,12 +18,26 @@
 //! is on a list of known read-only programs and none of its arguments turns it into a writer
 //! (`sort -o`, `find -delete`, `sed -i`, `git branch -D`, …). Anything unknown is
 //! [`CommandClass::Mutating`]. [`CommandClass::Dangerous`] is kept for destructive,
-//! privileged or system-wide effects, each with a reason that names the rule.
+//! privileged or system-wide effects, each with a reason that names the rule, and for code
+//! the classifier cannot see, since it could be any of those: a program name that is not a
+//! literal word (`$(echo rm) -r x`, `$X`, `{rm,-r,x}`, `/bin/r?`), text piped or redirected
+//! into a shell or an interpreter (`… | base64 -d | sh`, `sh < x`, `python3 <<EOF`; a literal
+//! `echo … | sh` is judged by its parts instead), a script only known when it runs (`sh -c
+//! "$X"`, `eval "$X"`, `bash <(…)`), and code on an interpreter's command line (`python -c`,
+//! `perl -e`, `node -e`, `ruby -e`, `php -r`, `awk '…system(…)…'`, `sed '…e…'`).
+//!
+//! [`classify_in`] also knows where the command runs, and tells reads inside the workspace
+//! from reads outside it ([`CommandClass::ReadsOutside`]).
 
 use std::fmt;
+use std::path::Path;
 
 use tack_protocol::Risk;
 use tree_sitter::{Node, Parser};
+
+use reads::{FILE_TESTS, PathItem, Site, listing, read_operands};
+
+mod reads;
 
 /// How far `bash -c`, `eval` and heredoc scripts are followed.
 const MAX_NESTING: usize = 8;
@@ -33,9 +47,13 @@ const MAX_NESTING: usize = 8;
 pub enum CommandClass {
     /// Only reads: a known read-only program with safe arguments and no writing redirection.
     ReadOnly,
+    /// A known read-only program that reads outside the workspace, or reads a path that is
+    /// only known when it runs. Only [`classify_in`] gives this verdict.
+    ReadsOutside,
     /// Changes files or state, or is not known to be read-only.
     Mutating,
-    /// Destructive, privileged or system-wide (`rm -r`, `sudo`, `git push --force`, …).
+    /// Destructive, privileged or system-wide (`rm -r`, `sudo`, `git push --force`, …), or
+    /// runs code that cannot be checked (`$X args`, `… | sh`, `python -c`).
     Dangerous,
 }
 
@@ -44,15 +62,16 @@ impl CommandClass {
     pub fn risk(self) -> Risk {
         match self {
             CommandClass::ReadOnly => Risk::Low,
-            CommandClass::Mutating => Risk::Medium,
+            CommandClass::ReadsOutside | CommandClass::Mutating => Risk::Medium,
             CommandClass::Dangerous => Risk::High,
         }
     }
 
-    /// `read-only`, `mutating` or `dangerous`.
+    /// `read-only`, `reads-outside`, `mutating` or `dangerous`.
     pub fn as_str(self) -> &'static str {
         match self {
             CommandClass::ReadOnly => "read-only",
+            CommandClass::ReadsOutside => "reads-outside",
             CommandClass::Mutating => "mutating",
             CommandClass::Dangerous => "dangerous",
         }
@@ -90,10 +109,48 @@ pub struct CommandAssessment {
     pub parts: Vec<CommandPart>,
 }
 
-/// Classifies a command line as given to `bash -lc`.
+/// Classifies a command line as given to `bash -lc`, without looking at where it runs: no
+/// verdict is [`CommandClass::ReadsOutside`].
 pub fn classify(command: &str) -> CommandAssessment {
     let mut parts = Vec::new();
-    classify_script(command, 0, &mut parts);
+    classify_script(command, 0, None, &mut parts);
+    summarize(parts)
+}
+
+/// Where a command line runs, so that reads can be told apart by place.
+#[derive(Debug, Clone, Copy)]
+pub struct CommandSite<'a> {
+    /// The workspace root (absolute).
+    pub workspace: &'a Path,
+    /// The directory the command runs in (absolute); relative paths resolve against it.
+    pub cwd: &'a Path,
+    /// The user's home directory, for `~` and `$HOME` (`None`: such paths count as outside).
+    pub home: Option<&'a Path>,
+}
+
+/// Classifies a command line as [`classify`] does, and also checks the paths that known
+/// read-only commands read: a part that reads outside the workspace, or reads a path only
+/// known when it runs (`cat "$f"`), becomes [`CommandClass::ReadsOutside`].
+///
+/// Which words are paths: every operand of a read-only program, except the pattern, script
+/// or filter that comes first for `grep`/`rg`/`ag`/`ack`/`fd`, `sed`, `awk` and `jq` (unless
+/// given with `-e`/`-f`), the values of options known to take a non-path value (`cut -d /`,
+/// `head -n 5`), and the expression of `find` after its starting points. Values of options
+/// known to name a file (`grep -f FILE`, `--file=FILE`, `git -C DIR`, `find -newer FILE`) are
+/// paths. Listing commands without a path (`ls`, `find`, `rg`, `git`, `grep -r`) read the
+/// working directory. `cd` counts too, since it moves later reads. Input redirections (`<
+/// FILE`) are reads for any command. `~`, `$HOME` and `$PWD` are expanded; any other
+/// expansion makes the path unknown (a process substitution `<(…)` is not a path).
+///
+/// A path is resolved against `cwd` (lexically for `..`, then through the filesystem where it
+/// exists, so a symlink inside the workspace that points out counts as outside; a glob is
+/// matched against the directory entries) and compared with the workspace root, itself
+/// resolved through symlinks. `/dev/null`, `/dev/zero`, `/dev/random`, `/dev/urandom`,
+/// `/dev/stdin`, `/dev/stdout`, `/dev/stderr`, `/dev/tty` and `/dev/fd/N` count as inside.
+pub fn classify_in(command: &str, site: &CommandSite<'_>) -> CommandAssessment {
+    let site = Site::new(site);
+    let mut parts = Vec::new();
+    classify_script(command, 0, Some(&site), &mut parts);
     summarize(parts)
 }
 
@@ -146,7 +203,7 @@ fn summarize(parts: Vec<CommandPart>) -> CommandAssessment {
 }
 
 /// Parses `script` and appends its parts.
-fn classify_script(script: &str, depth: usize, parts: &mut Vec<CommandPart>) {
+fn classify_script(script: &str, depth: usize, site: Option<&Site>, parts: &mut Vec<CommandPart>) {
     if depth > MAX_NESTING {
         parts.push(part(
             script,
@@ -179,9 +236,18 @@ fn classify_script(script: &str, depth: usize, parts: &mut Vec<CommandPart>) {
         return;
     };
     let root = tree.root_node();
-    let walker = Walker { src: script, depth };
+    let walker = Walker {
+        src: script,
+        depth,
+        site,
+    };
     walker.visit(root, parts);
     if root.has_error() {
+        // The grammar takes `{rm,-r,x}` for a broken `{ …; }` group, where bash expands the
+        // word before anything else: judge the line with its braces expanded too.
+        if let Some(expanded) = expand_line_braces(script) {
+            classify_script(&expanded, depth + 1, site, parts);
+        }
         if looks_like_fork_bomb(script) {
             parts.push(part(
                 script,
@@ -230,6 +296,27 @@ struct Word {
     literal: bool,
     /// Contains a substitution that runs a network downloader (`$(curl …)`, `<(wget …)`).
     downloads: bool,
+    /// The whole word is a process substitution (`<(…)`): a pipe from commands judged on
+    /// their own, not a file.
+    process_substitution: bool,
+    /// Has an unquoted `*`, `?` or `[`, which the shell matches against file names.
+    glob: bool,
+    /// The value as a path: the literal value, or the word with `$HOME`/`$PWD` expanded when
+    /// nothing else in it is dynamic; `None` when only known when it runs.
+    path: Option<String>,
+}
+
+/// What a stage writes, for `… | xargs cat`: whether its lines are paths inside the
+/// workspace.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+enum Listing {
+    /// Anything.
+    #[default]
+    Other,
+    /// Paths it found inside the workspace (`find .`, `git ls-files`, `grep -l x src`).
+    PathsInside,
+    /// A selection of its input lines (`sort`, `head`, `grep x`): paths if its input was.
+    InputLines,
 }
 
 /// What a command contributes to its pipeline, for rules that span stages.
@@ -238,13 +325,20 @@ struct Stage {
     program: Option<String>,
     /// A shell or interpreter reading its program from stdin.
     runs_stdin: bool,
-    /// The literal text an `echo`/`printf` stage writes.
+    /// The literal text an `echo`/`printf` stage writes, when a shell reading it would see
+    /// exactly that text (no escapes or formats to interpret).
     literal_output: Option<String>,
+    /// `xargs` giving a read-only program file names from its input.
+    reads_input_paths: bool,
+    /// What its output lines are.
+    listing: Listing,
 }
 
 struct Walker<'s> {
     src: &'s str,
     depth: usize,
+    /// Where the command runs, when reads are to be checked.
+    site: Option<&'s Site>,
 }
 
 impl<'s> Walker<'s> {
@@ -255,7 +349,17 @@ impl<'s> Walker<'s> {
     /// Visits a node, appending parts; returns stage information for pipelines.
     fn visit(&self, node: Node<'_>, parts: &mut Vec<CommandPart>) -> Stage {
         match node.kind() {
-            "command" => self.command(node, parts),
+            // A bare `command_name` is error recovery (`{rm,-r,x}` alone): judge it as a
+            // command all the same.
+            "command" | "command_name" => self.command(node, parts),
+            "test_command" => {
+                self.test_command(node, parts);
+                let mut cursor = node.walk();
+                for child in node.named_children(&mut cursor) {
+                    self.visit(child, parts);
+                }
+                Stage::default()
+            }
             "redirected_statement" => self.redirected(node, parts),
             "pipeline" => {
                 self.pipeline(node, parts);
@@ -287,6 +391,35 @@ impl<'s> Walker<'s> {
                 self.file_redirect(node, parts);
                 Stage::default()
             }
+            // A group shares its input with the commands in it: `… | (sh)` and `… | while
+            // read l; do sh; done` feed the pipe to `sh`.
+            "subshell"
+            | "compound_statement"
+            | "list"
+            | "if_statement"
+            | "elif_clause"
+            | "else_clause"
+            | "while_statement"
+            | "for_statement"
+            | "c_style_for_statement"
+            | "case_statement"
+            | "case_item"
+            | "do_group"
+            | "negated_command" => {
+                let mut group = Stage::default();
+                let mut cursor = node.walk();
+                for child in node.named_children(&mut cursor) {
+                    let stage = self.visit(child, parts);
+                    if stage.runs_stdin && !group.runs_stdin {
+                        group = Stage {
+                            program: stage.program,
+                            runs_stdin: true,
+                            ..Stage::default()
+                        };
+                    }
+                }
+                group
+            }
             _ => {
                 let mut cursor = node.walk();
                 for child in node.named_children(&mut cursor) {
@@ -302,9 +435,23 @@ impl<'s> Walker<'s> {
     fn substitutions(&self, node: Node<'_>, parts: &mut Vec<CommandPart>) {
         match node.kind() {
             "command_substitution" | "process_substitution" => {
+                // `tee >(sh)`: whatever is written to an output substitution is its input.
+                let feeds_input = self.text(node).starts_with(">(");
                 let mut cursor = node.walk();
                 for child in node.named_children(&mut cursor) {
-                    self.visit(child, parts);
+                    let stage = self.visit(child, parts);
+                    if feeds_input && stage.runs_stdin {
+                        let program = stage.program.as_deref().unwrap_or("?");
+                        parts.push(part(
+                            self.text(node),
+                            Some(program),
+                            CommandClass::Dangerous,
+                            format!(
+                                "`{program}` in `>(…)` runs what is written to it as a {} that cannot be checked",
+                                script_or_program(program)
+                            ),
+                        ));
+                    }
                 }
             }
             _ => {
@@ -323,19 +470,101 @@ impl<'s> Walker<'s> {
             match node.kind() {
                 "raw_string" => raw.trim_matches('\'').to_string(),
                 "number" => raw.to_string(),
-                _ => shell_words::split(raw)
-                    .ok()
-                    .map(|w| w.join(" "))
-                    .unwrap_or_else(|| raw.to_string()),
+                _ => unquote(raw),
             }
         } else {
             raw.to_string()
+        };
+        let path = if literal {
+            Some(value.clone())
+        } else {
+            self.site.and_then(|site| self.expand_path_word(node, site))
         };
         Word {
             value,
             literal,
             downloads: self.runs_downloader(node),
+            process_substitution: node.kind() == "process_substitution",
+            glob: matches!(node.kind(), "word" | "concatenation") && has_unquoted_glob(raw),
+            path,
         }
+    }
+
+    /// The words a word node stands for after brace expansion (`{rm,-r,x}` is three words).
+    fn words(&self, node: Node<'_>) -> Vec<Word> {
+        let word = self.word(node);
+        if !word.literal {
+            return vec![word];
+        }
+        let Some(expanded) = expand_braces(self.text(node)) else {
+            return vec![word];
+        };
+        if expanded.len() > MAX_BRACE_WORDS {
+            return vec![Word {
+                literal: false,
+                path: None,
+                ..word
+            }];
+        }
+        expanded
+            .into_iter()
+            .map(|raw| {
+                let value = unquote(&raw);
+                Word {
+                    path: Some(value.clone()),
+                    value,
+                    literal: true,
+                    downloads: word.downloads,
+                    process_substitution: false,
+                    glob: has_unquoted_glob(&raw),
+                }
+            })
+            .collect()
+    }
+
+    /// The text of a non-literal word with `$HOME`, `${HOME}`, `$PWD` and `${PWD}` expanded,
+    /// or `None` when anything else in it is only known when it runs.
+    fn expand_path_word(&self, node: Node<'_>, site: &Site) -> Option<String> {
+        let start = node.start_byte();
+        let raw = self.text(node);
+        let mut replacements: Vec<(usize, usize, String)> = Vec::new();
+        let mut stack = vec![node];
+        while let Some(n) = stack.pop() {
+            match n.kind() {
+                "simple_expansion" | "expansion" => {
+                    let value = match self.text(n) {
+                        "$HOME" | "${HOME}" => site.home.as_ref()?.to_string_lossy().into_owned(),
+                        "$PWD" | "${PWD}" => site.cwd.to_string_lossy().into_owned(),
+                        _ => return None,
+                    };
+                    let quoted = n.parent().is_some_and(|p| p.kind() == "string");
+                    replacements.push((
+                        n.start_byte() - start,
+                        n.end_byte() - start,
+                        escape_for_shell(&value, quoted),
+                    ));
+                }
+                "command_substitution"
+                | "process_substitution"
+                | "arithmetic_expansion"
+                | "ansi_c_string"
+                | "translated_string" => return None,
+                _ => {
+                    let mut cursor = n.walk();
+                    stack.extend(n.named_children(&mut cursor));
+                }
+            }
+        }
+        replacements.sort_by_key(|r| r.0);
+        let mut text = String::new();
+        let mut at = 0;
+        for (from, to, value) in replacements {
+            text.push_str(raw.get(at..from)?);
+            text.push_str(&value);
+            at = to;
+        }
+        text.push_str(raw.get(at..)?);
+        Some(unquote(&text))
     }
 
     /// Whether a substitution inside `node` runs curl/wget.
@@ -368,12 +597,23 @@ impl<'s> Walker<'s> {
                 }
                 "command_name" => {
                     let inner = child.named_child(0).unwrap_or(child);
-                    words.push(self.word(inner));
+                    words.extend(self.words(inner));
                 }
-                "subshell" => {
+                // Statements only appear here when `node` is error recovery around a
+                // command name the grammar could not place (`ls; {rm,-r,x}`).
+                "subshell"
+                | "command"
+                | "list"
+                | "pipeline"
+                | "redirected_statement"
+                | "compound_statement" => {
                     self.visit(child, parts);
                 }
-                _ => words.push(self.word(child)),
+                // `sh 0< x`: the grammar reads the descriptor of a redirection that
+                // follows without a space as an argument.
+                "number"
+                    if matches!(self.src.as_bytes().get(child.end_byte()), Some(b'<' | b'>')) => {}
+                _ => words.extend(self.words(child)),
             }
         }
         let mut verdicts: Vec<(CommandClass, String)> = Vec::new();
@@ -404,6 +644,11 @@ impl<'s> Walker<'s> {
                     | "heredoc_redirect"
                     | "herestring_redirect"
                     | "subshell"
+                    | "command"
+                    | "list"
+                    | "pipeline"
+                    | "redirected_statement"
+                    | "compound_statement"
             ) {
                 self.substitutions(child, parts);
             }
@@ -433,7 +678,25 @@ impl<'s> Walker<'s> {
 
     fn redirect(&self, node: Node<'_>, stage: &Stage, parts: &mut Vec<CommandPart>) {
         match node.kind() {
-            "file_redirect" => self.file_redirect(node, parts),
+            "file_redirect" => {
+                if stage.runs_stdin && self.redirect_operator(node) == "<" {
+                    let program = stage.program.as_deref().unwrap_or("?");
+                    let source = node
+                        .child_by_field_name("destination")
+                        .map(|d| self.word(d).value)
+                        .unwrap_or_default();
+                    parts.push(part(
+                        self.text(node),
+                        Some(program),
+                        CommandClass::Dangerous,
+                        format!(
+                            "feeds `{source}` into `{program}`, which runs it as a {} that cannot be checked",
+                            script_or_program(program)
+                        ),
+                    ));
+                }
+                self.file_redirect(node, parts)
+            }
             "heredoc_redirect" => {
                 let mut cursor = node.walk();
                 for child in node.named_children(&mut cursor) {
@@ -459,11 +722,15 @@ impl<'s> Walker<'s> {
                         if word.literal {
                             self.nested_script(&word.value, stage.program.as_deref(), node, parts);
                         } else {
+                            let program = stage.program.as_deref().unwrap_or("?");
                             parts.push(part(
                                 self.text(node),
                                 stage.program.as_deref(),
-                                CommandClass::Mutating,
-                                "runs a script whose text is only known when it runs",
+                                CommandClass::Dangerous,
+                                format!(
+                                    "`{program}` runs a {} whose text is only known when it runs, so it cannot be checked",
+                                    script_or_program(program)
+                                ),
                             ));
                         }
                     }
@@ -482,31 +749,39 @@ impl<'s> Walker<'s> {
         parts: &mut Vec<CommandPart>,
     ) {
         if program.is_some_and(is_shell) {
-            classify_script(script, self.depth + 1, parts);
+            classify_script(script, self.depth + 1, self.site, parts);
         } else {
             parts.push(part(
                 self.text(node),
                 program,
-                CommandClass::Mutating,
-                format!("runs a `{}` program from its input", program.unwrap_or("?")),
+                CommandClass::Dangerous,
+                format!(
+                    "`{}` runs a program from its input, which cannot be checked",
+                    program.unwrap_or("?")
+                ),
             ));
         }
     }
 
     fn file_redirect(&self, node: Node<'_>, parts: &mut Vec<CommandPart>) {
         let text = self.text(node);
-        let mut operator = String::new();
-        let mut cursor = node.walk();
-        for child in node.children(&mut cursor) {
-            if !child.is_named() {
-                operator.push_str(self.text(child));
-            }
-        }
+        let operator = self.redirect_operator(node);
         let Some(dest) = node.child_by_field_name("destination") else {
             return;
         };
         self.substitutions(dest, parts);
         let dest_word = self.word(dest);
+        if operator == "<"
+            && let Some(site) = self.site
+            && let Some(reason) = site.judge_reads(
+                None,
+                &PathItem::from_word(&dest_word)
+                    .into_iter()
+                    .collect::<Vec<_>>(),
+            )
+        {
+            parts.push(part(text, None, CommandClass::ReadsOutside, reason));
+        }
         let writes = match operator.as_str() {
             "<" | "<<<" => false,
             // `2>&1`, `>&2`, `<&0`, `>&-`: duplicating or closing descriptors.
@@ -586,6 +861,27 @@ impl<'s> Walker<'s> {
         for child in trailing {
             self.visit(child, parts);
         }
+        // `find . | sort | xargs cat`: xargs reads the paths `find` found inside.
+        let mut lists_inside = false;
+        for (i, stage) in stages.iter().enumerate() {
+            if stage.reads_input_paths
+                && lists_inside
+                && let Some(own) = parts.get_mut(own_part[i])
+                && own.class == CommandClass::ReadsOutside
+                && own.program == stage.program
+            {
+                own.class = CommandClass::ReadOnly;
+                own.reason = format!(
+                    "`xargs` gives `{}` paths found inside the workspace",
+                    stage.program.as_deref().unwrap_or("?")
+                );
+            }
+            lists_inside = match stage.listing {
+                Listing::PathsInside => true,
+                Listing::InputLines => lists_inside,
+                Listing::Other => false,
+            };
+        }
         for (i, stage) in stages.iter().enumerate() {
             if !stage.runs_stdin {
                 continue;
@@ -617,6 +913,20 @@ impl<'s> Walker<'s> {
                         format!("`{program}` runs a literal script (its parts are judged)");
                 }
                 self.nested_script(&text, Some(program), node, parts);
+            } else if i > 0 {
+                let from = stages[i - 1]
+                    .program
+                    .as_deref()
+                    .map_or_else(|| "the previous command".to_string(), |p| format!("`{p}`"));
+                parts.push(part(
+                    self.text(node),
+                    Some(program),
+                    CommandClass::Dangerous,
+                    format!(
+                        "pipes the output of {from} into `{program}`, which runs it as a {} that cannot be checked",
+                        script_or_program(program)
+                    ),
+                ));
             }
         }
     }
@@ -663,12 +973,26 @@ impl<'s> Walker<'s> {
 
     /// Judges a simple command given its words (program first).
     fn judge(&self, words: &[Word], nested: &mut Vec<CommandPart>) -> Judged {
+        use CommandClass::{Dangerous, Mutating, ReadOnly, ReadsOutside};
         let first = &words[0];
         if !first.literal {
             return Judged::new(
                 None,
-                CommandClass::Mutating,
-                "the program name is only known when it runs",
+                Dangerous,
+                format!(
+                    "the program name `{}` is only known when it runs, so what runs cannot be checked",
+                    first.value
+                ),
+            );
+        }
+        if first.glob && !matches!(first.value.as_str(), "[" | "[[") {
+            return Judged::new(
+                None,
+                Dangerous,
+                format!(
+                    "the program name `{}` is a file-name pattern, so which program runs is only known when it runs",
+                    first.value
+                ),
             );
         }
         let raw_program = first.value.as_str();
@@ -678,13 +1002,12 @@ impl<'s> Walker<'s> {
         if raw_program.contains('/') && !is_system_bin(raw_program) {
             return Judged::new(
                 Some(raw_program),
-                CommandClass::Mutating,
+                Mutating,
                 format!("runs the program `{raw_program}`"),
             );
         }
         let values: Vec<&str> = args.iter().map(|w| w.value.as_str()).collect();
         let p = Some(program);
-        use CommandClass::{Dangerous, Mutating, ReadOnly};
 
         // Privilege and wrappers first: they decide what the rest means.
         match program {
@@ -712,7 +1035,23 @@ impl<'s> Walker<'s> {
                 let mut rest = args;
                 while let Some((w, tail)) = rest.split_first() {
                     let v = w.value.as_str();
-                    if v == "-u" || v == "--unset" || v == "-C" || v == "--chdir" || v == "-S" {
+                    if v == "-S" || v == "--split-string" || v.starts_with("--split-string=") {
+                        // `env -S 'cmd args'` splits its text into the command it runs.
+                        let (text, after) = match v.strip_prefix("--split-string=") {
+                            Some(t) => (t.to_string(), tail),
+                            None => match tail.split_first() {
+                                Some((t, after)) => (t.value.clone(), after),
+                                None => (String::new(), tail),
+                            },
+                        };
+                        let script = [text, join_words(after)].join(" ");
+                        classify_script(&script, self.depth + 1, self.site, nested);
+                        return Judged::read_only(
+                            p,
+                            "`env -S` runs the command in its text (its parts are judged)",
+                        );
+                    }
+                    if v == "-u" || v == "--unset" || v == "-C" || v == "--chdir" {
                         rest = tail.get(1..).unwrap_or(&[]);
                     } else if v.starts_with('-') || (v.contains('=') && !v.starts_with('=')) {
                         if let Some((name, _)) = v.split_once('=')
@@ -741,20 +1080,118 @@ impl<'s> Walker<'s> {
                 if inner.is_empty() {
                     return Judged::new(p, Mutating, format!("`{program}` without a command"));
                 }
+                // `watch` hands its words, joined by spaces, to `sh -c` (unless `-x`).
+                if program == "watch" && !values.iter().any(|v| matches!(*v, "-x" | "--exec")) {
+                    if inner.iter().all(|w| w.literal) {
+                        classify_script(&join_words(inner), self.depth + 1, self.site, nested);
+                        return Judged::read_only(
+                            p,
+                            "`watch` runs a literal script (its parts are judged)",
+                        );
+                    }
+                    return Judged::new(
+                        p,
+                        Dangerous,
+                        "`watch` runs a script that is only known when it runs, so it cannot be checked",
+                    );
+                }
                 let mut judged = self.judge(inner, nested);
-                if program == "nohup" && judged.class == ReadOnly {
+                if program == "nohup" && judged.class <= ReadsOutside {
                     judged.class = Mutating;
                     judged.reason = "`nohup` writes `nohup.out`".to_string();
                 }
                 return judged;
             }
+            "alias" | "trap" => {
+                // Both hold command text the shell runs later: `alias x='rm -r'`, `trap
+                // 'rm -r d' EXIT`.
+                let scripts: Vec<&Word> = if program == "alias" {
+                    args.iter().filter(|w| w.value.contains('=')).collect()
+                } else {
+                    // `trap ACTION SIGNAL…`; a lone word is a signal to reset.
+                    let operands: Vec<&Word> = args
+                        .iter()
+                        .skip_while(|w| {
+                            w.literal && matches!(w.value.as_str(), "-p" | "-l" | "-P" | "--")
+                        })
+                        .collect();
+                    match operands.first() {
+                        Some(action) if operands.len() >= 2 && action.value != "-" => {
+                            vec![*action]
+                        }
+                        _ => Vec::new(),
+                    }
+                };
+                for script in &scripts {
+                    if !script.literal {
+                        return Judged::new(
+                            p,
+                            Dangerous,
+                            format!(
+                                "`{program}` holds a command that is only known when it runs, so it cannot be checked"
+                            ),
+                        );
+                    }
+                    let text = match program {
+                        "alias" => script.value.split_once('=').map_or("", |(_, v)| v),
+                        _ => script.value.as_str(),
+                    };
+                    classify_script(text, self.depth + 1, self.site, nested);
+                }
+                return Judged::read_only(
+                    p,
+                    &format!("`{program}` of literal commands (their parts are judged)"),
+                );
+            }
+            "strace" | "ltrace" | "fakeroot" | "unbuffer" | "xvfb-run" | "dbus-run-session"
+            | "uv" | "poetry" | "pipenv" | "bundle" | "bundler" => {
+                let inner = runner_command(program, args);
+                if !inner.is_empty() {
+                    let judged = self.judge(inner, nested);
+                    if judged.class >= Mutating {
+                        return judged;
+                    }
+                    return Judged::new(
+                        p,
+                        Mutating,
+                        format!("`{program}` runs `{}`", inner[0].value),
+                    );
+                }
+            }
+            "busybox" => {
+                // `busybox rm -r x` runs the applet named by its first word.
+                return if args.is_empty() {
+                    Judged::read_only(p, "`busybox` without an applet lists its applets")
+                } else {
+                    self.judge(args, nested)
+                };
+            }
             "xargs" => {
                 let inner = xargs_command(args);
-                return if inner.is_empty() {
-                    Judged::read_only(p, "`xargs` without a command echoes its input")
-                } else {
-                    self.judge(inner, nested)
-                };
+                if inner.is_empty() {
+                    let mut judged =
+                        Judged::read_only(p, "`xargs` without a command echoes its input");
+                    judged.stage.listing = Listing::InputLines;
+                    return judged;
+                }
+                let mut judged = self.judge(inner, nested);
+                if judged.class == ReadOnly
+                    && self.site.is_some()
+                    && judged
+                        .program
+                        .as_deref()
+                        .is_some_and(|inner| read_operands(inner, &[]).is_some())
+                {
+                    let inner_program = judged.program.clone().unwrap_or_default();
+                    judged.class = ReadsOutside;
+                    judged.reason = format!(
+                        "`xargs` gives `{inner_program}` paths from its input, so what it reads is only known when it runs"
+                    );
+                    judged.stage.reads_input_paths = !values
+                        .iter()
+                        .any(|v| *v == "-a" || v.starts_with("--arg-file"));
+                }
+                return judged;
             }
             _ => {}
         }
@@ -765,7 +1202,7 @@ impl<'s> Walker<'s> {
         if program == "eval" {
             if args.iter().all(|w| w.literal) {
                 let script = values.join(" ");
-                classify_script(&script, self.depth + 1, nested);
+                classify_script(&script, self.depth + 1, self.site, nested);
                 return Judged::new(
                     p,
                     ReadOnly,
@@ -777,8 +1214,8 @@ impl<'s> Walker<'s> {
             } else {
                 Judged::new(
                     p,
-                    Mutating,
-                    "`eval` runs text that is only known when it runs",
+                    Dangerous,
+                    "`eval` runs text that is only known when it runs, so it cannot be checked",
                 )
             };
         }
@@ -788,6 +1225,14 @@ impl<'s> Walker<'s> {
                     p,
                     Dangerous,
                     format!("`{program}` runs a script downloaded from the network"),
+                )
+            } else if args.first().is_some_and(|w| w.process_substitution) {
+                Judged::new(
+                    p,
+                    Dangerous,
+                    format!(
+                        "`{program}` runs the output of another command as a script, which cannot be checked"
+                    ),
                 )
             } else {
                 Judged::new(
@@ -804,18 +1249,51 @@ impl<'s> Walker<'s> {
             return judged;
         }
         if let Some(mut judged) = self.judge_read_only(program, args, nested) {
+            if judged.class == ReadOnly {
+                let reads = read_operands(program, args);
+                if let Some(site) = self.site
+                    && let Some(items) = &reads
+                    && let Some(reason) = site.judge_reads(Some(program), items)
+                {
+                    judged.class = ReadsOutside;
+                    judged.reason = reason;
+                }
+                let stdin = reads.is_none_or(|items| items.is_empty());
+                judged.stage.listing = match listing(program, &values, stdin) {
+                    // Only paths it found inside count as inside.
+                    Listing::PathsInside if judged.class != ReadOnly => Listing::Other,
+                    other => other,
+                };
+            }
             if matches!(program, "echo" | "printf") && args.iter().all(|w| w.literal) {
-                judged.stage.literal_output = Some(printed_text(program, &values));
+                judged.stage.literal_output = printed_text(program, &values);
             }
             return judged;
         }
         if is_interpreter(program) {
+            if let Some(option) = inline_code_option(program, &values) {
+                return Judged::new(
+                    p,
+                    Dangerous,
+                    format!(
+                        "`{program} {option}` runs code given on the command line, which cannot be checked"
+                    ),
+                );
+            }
+            let script = args
+                .iter()
+                .find(|w| !w.value.starts_with('-') || w.process_substitution);
+            if script.is_some_and(|w| w.process_substitution) {
+                return Judged::new(
+                    p,
+                    Dangerous,
+                    format!(
+                        "`{program}` runs the output of another command as a program, which cannot be checked"
+                    ),
+                );
+            }
             let mut judged = Judged::new(p, Mutating, format!("`{program}` runs a program"));
-            if values.is_empty()
-                || values
-                    .iter()
-                    .all(|v| v.starts_with('-') && !matches!(*v, "-c" | "-e" | "-m" | "-r"))
-            {
+            if script.is_none_or(|w| w.value == "/dev/stdin") {
                 judged.stage.runs_stdin = true;
             }
             return judged;
@@ -824,9 +1302,11 @@ impl<'s> Walker<'s> {
     }
 
     fn judge_shell(&self, program: &str, args: &[Word], nested: &mut Vec<CommandPart>) -> Judged {
+        use CommandClass::{Dangerous, Mutating, ReadOnly};
         let p = Some(program);
         let mut i = 0;
         let mut script_at = None;
+        let mut reads_stdin = false;
         while i < args.len() {
             let v = args[i].value.as_str();
             if v == "--" {
@@ -848,6 +1328,11 @@ impl<'s> Walker<'s> {
                     script_at = Some(i + 1);
                     break;
                 }
+                // `-s`: the script comes from stdin, the words after it are its arguments.
+                if v.contains('s') {
+                    reads_stdin = true;
+                    break;
+                }
                 i += 1;
                 continue;
             }
@@ -860,45 +1345,51 @@ impl<'s> Walker<'s> {
         if let Some(at) = script_at {
             return match args.get(at) {
                 Some(script) if script.literal => {
-                    classify_script(&script.value, self.depth + 1, nested);
+                    classify_script(&script.value, self.depth + 1, self.site, nested);
                     Judged::new(
                         p,
-                        CommandClass::ReadOnly,
+                        ReadOnly,
                         format!("`{program} -c` of a literal script (its parts are judged)"),
                     )
                 }
                 Some(script) if script.downloads => Judged::new(
                     p,
-                    CommandClass::Dangerous,
+                    Dangerous,
                     format!("`{program} -c` runs a script downloaded from the network"),
                 ),
                 Some(_) => Judged::new(
                     p,
-                    CommandClass::Mutating,
-                    format!("`{program} -c` runs a script that is only known when it runs"),
+                    Dangerous,
+                    format!(
+                        "`{program} -c` runs a script that is only known when it runs, so it cannot be checked"
+                    ),
                 ),
-                None => Judged::new(
-                    p,
-                    CommandClass::Mutating,
-                    format!("`{program} -c` without a script"),
-                ),
+                None => Judged::new(p, Mutating, format!("`{program} -c` without a script")),
             };
         }
-        match args.get(i) {
+        let script = if reads_stdin { None } else { args.get(i) };
+        match script {
             Some(script) if script.downloads => Judged::new(
                 p,
-                CommandClass::Dangerous,
+                Dangerous,
                 format!("`{program}` runs a script downloaded from the network"),
             ),
-            Some(script) => Judged::new(
+            Some(script) if script.process_substitution => Judged::new(
                 p,
-                CommandClass::Mutating,
+                Dangerous,
+                format!(
+                    "`{program}` runs the output of another command as a script, which cannot be checked"
+                ),
+            ),
+            Some(script) if !matches!(script.value.as_str(), "-" | "/dev/stdin") => Judged::new(
+                p,
+                Mutating,
                 format!("`{program}` runs the script `{}`", script.value),
             ),
-            None => {
+            _ => {
                 let mut judged = Judged::new(
                     p,
-                    CommandClass::Mutating,
+                    Mutating,
                     format!("`{program}` runs commands from its input"),
                 );
                 judged.stage.runs_stdin = true;
@@ -976,8 +1467,62 @@ impl<'s> Walker<'s> {
                 writes("`rg --pre` runs a program on every file".to_string())
             }
             "fd" | "fdfind" if has(&["-x", "--exec", "-X", "--exec-batch"]) => {
-                writes(format!("`{program} --exec` runs a command on every match"))
+                // The command is every word after the option (up to a `;`), run per match.
+                let at = values
+                    .iter()
+                    .position(|v| {
+                        matches!(*v, "-x" | "--exec" | "-X" | "--exec-batch")
+                            || v.starts_with("--exec=")
+                            || v.starts_with("--exec-batch=")
+                    })
+                    .unwrap_or(values.len());
+                let end = values[at..]
+                    .iter()
+                    .position(|v| *v == ";")
+                    .map_or(values.len(), |e| at + e);
+                let inner = args.get(at + 1..end).unwrap_or(&[]);
+                let mut verdicts = vec![(
+                    Mutating,
+                    format!("`{program} --exec` runs a command on every match"),
+                )];
+                if !inner.is_empty() {
+                    let judged = self.judge(inner, nested);
+                    nested.push(part(
+                        &join_words(inner),
+                        judged.program.as_deref(),
+                        judged.class,
+                        judged.reason.clone(),
+                    ));
+                    verdicts.push((
+                        judged.class,
+                        format!(
+                            "`{program} --exec` runs `{}`: {}",
+                            inner[0].value, judged.reason
+                        ),
+                    ));
+                }
+                let (class, reason) = worst(verdicts);
+                Some(Judged::new(p, class, reason))
             }
+            "man"
+                if has(&["-P", "--pager", "-H", "--html"])
+                    || values
+                        .iter()
+                        .any(|v| v.starts_with("-P") || v.starts_with("-H")) =>
+            {
+                Some(Judged::new(
+                    p,
+                    Dangerous,
+                    "`man -P`/`-H` runs the given text as a shell command, which cannot be checked",
+                ))
+            }
+            "bat" | "batcat" if has(&["--pager"]) => Some(Judged::new(
+                p,
+                Dangerous,
+                format!(
+                    "`{program} --pager` runs the given text as a command, which cannot be checked"
+                ),
+            )),
             "tee" => {
                 let targets: Vec<&str> = values
                     .iter()
@@ -1072,8 +1617,7 @@ impl Judged {
             reason: reason.into(),
             stage: Stage {
                 program: program.map(str::to_string),
-                runs_stdin: false,
-                literal_output: None,
+                ..Stage::default()
             },
         }
     }
@@ -1096,26 +1640,193 @@ fn worst(verdicts: Vec<(CommandClass, String)>) -> (CommandClass, String) {
         .unwrap_or((CommandClass::ReadOnly, String::new()))
 }
 
-/// Roughly what `echo`/`printf` with literal arguments write (to judge `echo … | sh`).
-fn printed_text(program: &str, values: &[&str]) -> String {
-    if program == "printf" {
-        values
-            .first()
-            .map(|f| f.replace("\\n", "\n"))
-            .unwrap_or_default()
+/// What `echo`/`printf` with literal arguments write, when that is exactly the text (no
+/// backslash escapes or `%` conversions that the reader of `echo … | sh` would have to
+/// interpret: `printf 'r\155 -r x' | sh` runs `rm`).
+fn printed_text(program: &str, values: &[&str]) -> Option<String> {
+    let text = if program == "printf" {
+        let format = values.first()?.replace("\\n", "\n");
+        if format.contains('%') || format.starts_with('-') {
+            return None;
+        }
+        format
     } else {
-        values
+        let flags: Vec<&str> = values
             .iter()
-            .skip_while(|v| matches!(**v, "-n" | "-e" | "-E" | "-ne" | "-en"))
+            .take_while(|v| {
+                v.len() > 1 && v.starts_with('-') && v[1..].chars().all(|c| "neE".contains(c))
+            })
             .copied()
-            .collect::<Vec<_>>()
-            .join(" ")
+            .collect();
+        if flags.iter().any(|f| f.contains('e')) {
+            return None;
+        }
+        values[flags.len()..].join(" ")
+    };
+    (!text.contains('\\')).then_some(text)
+}
+
+/// Unquotes one shell word the grammar has delimited (`'a b'` → `a b`, `r\m` → `rm`).
+fn unquote(raw: &str) -> String {
+    shell_words::split(raw)
+        .ok()
+        .map(|w| w.join(" "))
+        .unwrap_or_else(|| raw.to_string())
+}
+
+/// Escapes an expanded value so that [`unquote`] gives it back (`quoted`: inside `"…"`).
+fn escape_for_shell(value: &str, quoted: bool) -> String {
+    let mut out = String::new();
+    for c in value.chars() {
+        let special = if quoted {
+            matches!(c, '\\' | '"' | '$' | '`')
+        } else {
+            !(c.is_alphanumeric() || matches!(c, '/' | '.' | '_' | '-'))
+        };
+        if special {
+            out.push('\\');
+        }
+        out.push(c);
     }
+    out
+}
+
+/// Calls `f` with each character of a shell word and whether it is outside quotes and not
+/// escaped; stops when `f` returns `true`.
+fn any_unquoted(raw: &str, mut f: impl FnMut(usize, char, bool) -> bool) -> bool {
+    let mut single = false;
+    let mut double = false;
+    let mut escaped = false;
+    for (i, c) in raw.char_indices() {
+        if escaped {
+            escaped = false;
+            if f(i, c, false) {
+                return true;
+            }
+            continue;
+        }
+        match c {
+            '\\' if !single => escaped = true,
+            '\'' if !double => single = !single,
+            '"' if !single => double = !double,
+            _ => {
+                if f(i, c, !single && !double) {
+                    return true;
+                }
+            }
+        }
+    }
+    false
+}
+
+/// Whether a word has an unquoted `*`, `?` or `[` (a pattern the shell matches against file
+/// names).
+fn has_unquoted_glob(raw: &str) -> bool {
+    any_unquoted(raw, |_, c, unquoted| {
+        unquoted && matches!(c, '*' | '?' | '[')
+    })
+}
+
+/// Words beyond which a brace expansion is not followed.
+const MAX_BRACE_WORDS: usize = 256;
+
+/// Brace expansion as bash does it before anything else (`{rm,-r,x}` → `rm`, `-r`, `x`;
+/// `a{b,c}d` → `abd`, `acd`), on the source text of a literal word; `None` when the word has
+/// no unquoted `{…,…}`. Stops after a little more than [`MAX_BRACE_WORDS`] words.
+fn expand_braces(raw: &str) -> Option<Vec<String>> {
+    let (open, commas, close) = brace_group(raw)?;
+    let prefix = &raw[..open];
+    let suffix = &raw[close + 1..];
+    let mut out = Vec::new();
+    let mut start = open + 1;
+    for end in commas.iter().copied().chain(std::iter::once(close)) {
+        let joined = format!("{prefix}{}{suffix}", &raw[start..end]);
+        start = end + 1;
+        match expand_braces(&joined) {
+            Some(more) => out.extend(more),
+            None => out.push(joined),
+        }
+        if out.len() > MAX_BRACE_WORDS {
+            out.truncate(MAX_BRACE_WORDS + 1);
+            break;
+        }
+    }
+    Some(out)
+}
+
+/// A command line with its first unquoted `{…,…}` group expanded in place, as the words bash
+/// would make of it.
+fn expand_line_braces(script: &str) -> Option<String> {
+    let (open, _, close) = brace_group(script)?;
+    let boundary =
+        |c: char| c.is_whitespace() || matches!(c, ';' | '&' | '|' | '(' | ')' | '<' | '>');
+    let start = script[..open]
+        .char_indices()
+        .rev()
+        .find(|(_, c)| boundary(*c))
+        .map_or(0, |(i, c)| i + c.len_utf8());
+    let end = script[close..]
+        .find(boundary)
+        .map_or(script.len(), |i| close + i);
+    let words = expand_braces(&script[start..end])?;
+    if words.len() > MAX_BRACE_WORDS {
+        return None;
+    }
+    Some(format!(
+        "{}{}{}",
+        &script[..start],
+        words.join(" "),
+        &script[end..]
+    ))
+}
+
+/// The first unquoted `{` with its top-level commas and matching `}`, if it has a comma.
+fn brace_group(raw: &str) -> Option<(usize, Vec<usize>, usize)> {
+    let bytes = raw.as_bytes();
+    let mut from = 0;
+    while from < raw.len() {
+        let mut open = None;
+        let mut depth = 0usize;
+        let mut commas = Vec::new();
+        let mut found = None;
+        any_unquoted(&raw[from..], |i, c, unquoted| {
+            let i = i + from;
+            if !unquoted {
+                return false;
+            }
+            match c {
+                '{' if !(i > 0 && bytes[i - 1] == b'$') => {
+                    if open.is_none() {
+                        open = Some(i);
+                    }
+                    depth += 1;
+                }
+                ',' if depth == 1 => commas.push(i),
+                '}' if depth > 0 => {
+                    depth -= 1;
+                    if depth == 0 {
+                        found = open.map(|o| (o, std::mem::take(&mut commas), i));
+                        return true;
+                    }
+                }
+                _ => {}
+            }
+            false
+        });
+        match found {
+            Some((o, c, close)) if !c.is_empty() => return Some((o, c, close)),
+            // `{a}` is not an expansion, but a group inside it may be.
+            Some((o, _, _)) => from = o + 1,
+            None => return None,
+        }
+    }
+    None
 }
 
 fn is_literal(node: Node<'_>) -> bool {
     match node.kind() {
-        "word" | "raw_string" | "number" | "string_content" => true,
+        // A `{1..3}` sequence only adds digits or letters, never a separator or a quote.
+        "word" | "raw_string" | "number" | "string_content" | "brace_expression" => true,
         "string" | "concatenation" => {
             let mut cursor = node.walk();
             node.named_children(&mut cursor).all(is_literal)
@@ -1153,7 +1864,7 @@ fn is_system_bin(path: &str) -> bool {
 fn is_shell(program: &str) -> bool {
     matches!(
         program,
-        "bash" | "sh" | "zsh" | "dash" | "ksh" | "mksh" | "ash" | "fish" | "busybox"
+        "bash" | "sh" | "zsh" | "dash" | "ksh" | "mksh" | "ash" | "fish" | "hush" | "yash"
     )
 }
 
@@ -1163,19 +1874,129 @@ fn is_interpreter(program: &str) -> bool {
         "python"
             | "python2"
             | "python3"
+            | "pypy"
+            | "pypy3"
             | "node"
             | "nodejs"
             | "ruby"
             | "perl"
             | "php"
             | "lua"
+            | "luajit"
             | "deno"
             | "bun"
             | "Rscript"
+            | "julia"
             | "tclsh"
             | "pwsh"
+            | "powershell"
             | "osascript"
     ) || program.starts_with("python3.")
+        || program.starts_with("lua5.")
+}
+
+/// The option with which an interpreter runs code given on its command line (`python -c`,
+/// `perl -e`, `node --eval`, …), if one is given before the script operand.
+///
+/// Options are read as each interpreter reads them: single-letter options can be grouped
+/// (`perl -lne`, `python3 -Ic`); some letters take the rest of the group as their value
+/// (`perl -i.bak`, `ruby -rjson`), or the next word when nothing is attached (`python -W
+/// ignore`, `php -d x=1`); some take only digits (`perl -l0`); `python -m` runs a module.
+fn inline_code_option(program: &str, values: &[&str]) -> Option<String> {
+    struct Letters<'a> {
+        /// Run code given as the value.
+        code: &'a str,
+        /// Take the rest of the group as their value.
+        rest: &'a str,
+        /// Of `rest`, those that take the next word when nothing is attached.
+        next_word: &'a str,
+        /// Take the digits that follow.
+        digits: &'a str,
+        /// Long options that run code.
+        long: &'a [&'a str],
+        /// Runs a named module instead of a script (`python -m`).
+        module: Option<char>,
+    }
+    let letters = |code, rest, next_word, digits, long| Letters {
+        code,
+        rest,
+        next_word,
+        digits,
+        long,
+        module: None,
+    };
+    let l = match program {
+        p if p.starts_with("python") || p.starts_with("pypy") => Letters {
+            module: Some('m'),
+            ..letters("c", "WXQ", "WXQ", "", &[])
+        },
+        "perl" => letters("eE", "IMmxFCidD", "IMm", "l0", &[]),
+        "ruby" => letters("e", "rICEFixWK", "rICE", "0T", &[]),
+        "node" | "nodejs" | "bun" => letters("ep", "r", "r", "", &["eval", "print"]),
+        "php" => letters("rRBE", "cdzfFtS", "cdzfFtS", "", &[]),
+        p if p.starts_with("lua") => letters("e", "l", "l", "", &[]),
+        "osascript" => letters("e", "ls", "ls", "", &[]),
+        "Rscript" => letters("e", "", "", "", &[]),
+        "julia" => letters("eE", "pJCLOt", "pJCLt", "", &["eval", "print"]),
+        "deno" => {
+            let sub = values.iter().find(|v| !v.starts_with('-'))?;
+            return (*sub == "eval").then(|| "eval".to_string());
+        }
+        "pwsh" | "powershell" => {
+            return values
+                .iter()
+                .take_while(|v| v.starts_with('-') || v.starts_with('/'))
+                .find(|v| {
+                    let lower = v.trim_start_matches(['-', '/']).to_ascii_lowercase();
+                    matches!(
+                        lower.as_str(),
+                        "c" | "command" | "e" | "ec" | "enc" | "encodedcommand"
+                    )
+                })
+                .map(|v| v.to_string());
+        }
+        _ => return None,
+    };
+    let mut i = 0;
+    while i < values.len() {
+        let v = values[i];
+        i += 1;
+        if v == "--" || v == "-" {
+            return None;
+        }
+        if let Some(name) = v.strip_prefix("--") {
+            let name = name.split('=').next().unwrap_or(name);
+            if l.long.contains(&name) {
+                return Some(format!("--{name}"));
+            }
+            continue;
+        }
+        // The first operand is the script; what follows is its own arguments.
+        let cluster = v.strip_prefix('-')?;
+        let chars: Vec<char> = cluster.chars().collect();
+        let mut k = 0;
+        while k < chars.len() {
+            let letter = chars[k];
+            k += 1;
+            if l.code.contains(letter) {
+                return Some(format!("-{letter}"));
+            }
+            if l.module == Some(letter) {
+                return None;
+            }
+            if l.digits.contains(letter) {
+                while k < chars.len() && chars[k].is_ascii_digit() {
+                    k += 1;
+                }
+            } else if l.rest.contains(letter) {
+                if k == chars.len() && l.next_word.contains(letter) {
+                    i += 1;
+                }
+                break;
+            }
+        }
+    }
+    None
 }
 
 fn is_downloader(program: &str) -> bool {
@@ -1288,7 +2109,8 @@ fn wrapped_command<'w>(program: &str, args: &'w [Word]) -> &'w [Word] {
         "ionice" => &["-c", "-n", "-p", "--class", "--classdata"],
         "stdbuf" => &["-i", "-o", "-e"],
         "timeout" => &["-s", "--signal", "-k", "--kill-after"],
-        "watch" => &["-n", "--interval", "-d"],
+        "watch" => &["-n", "--interval"],
+        "exec" => &["-a"],
         "taskset" | "chrt" => &["-p"],
         _ => &[],
     };
@@ -1297,6 +2119,49 @@ fn wrapped_command<'w>(program: &str, args: &'w [Word]) -> &'w [Word] {
         // `timeout DURATION cmd`, `taskset MASK cmd`, `chrt PRIO cmd`
         "timeout" | "taskset" | "chrt" => rest.get(1..).unwrap_or(&[]),
         _ => rest,
+    }
+}
+
+/// The command a program runs for you (`strace -f cmd`, `uv run cmd`, `bundle exec cmd`), or
+/// nothing when it is not used that way.
+fn runner_command<'w>(program: &str, args: &'w [Word]) -> &'w [Word] {
+    match program {
+        "strace" | "ltrace" => skip_options(
+            args,
+            &[
+                "-o", "-e", "-p", "-s", "-u", "-E", "-a", "-P", "-I", "-b", "-X", "-O", "-S", "-n",
+                "-l",
+            ],
+        ),
+        "fakeroot" => skip_options(args, &["-l", "-s", "-i", "-b"]),
+        "xvfb-run" => skip_options(args, &["-n", "-s", "-f", "-e", "-p", "-w"]),
+        "unbuffer" | "dbus-run-session" => skip_options(args, &[]),
+        _ => {
+            let verb = if matches!(program, "bundle" | "bundler") {
+                "exec"
+            } else {
+                "run"
+            };
+            match args.first() {
+                Some(first) if first.value == verb => skip_options(
+                    &args[1..],
+                    &[
+                        "-p",
+                        "--python",
+                        "--with",
+                        "--directory",
+                        "--project",
+                        "--env-file",
+                        "--extra",
+                        "--group",
+                        "--package",
+                        "--index",
+                        "--gemfile",
+                    ],
+                ),
+                _ => &[],
+            }
+        }
     }
 }
 
@@ -1746,25 +2611,44 @@ fn judge_sed(values: &[&str]) -> Judged {
         }
         i += 1;
     }
-    if scripts.iter().all(|s| sed_script_only_prints(s)) {
-        Judged::new(p, ReadOnly, "`sed` without `-i` only prints")
-    } else {
-        Judged::new(
+    match scripts.iter().map(|s| sed_script_effect(s)).max() {
+        None | Some(SedEffect::Prints) => {
+            Judged::new(p, ReadOnly, "`sed` without `-i` only prints")
+        }
+        Some(SedEffect::Writes) => Judged::new(
             p,
             Mutating,
-            "the `sed` script may write files or run commands (`w`, `r`, `e`)",
-        )
+            "the `sed` script may write or read other files (`w`, `r`)",
+        ),
+        Some(SedEffect::Runs) => Judged::new(
+            p,
+            CommandClass::Dangerous,
+            "the `sed` script runs shell commands (`e`), which cannot be checked",
+        ),
     }
 }
 
-/// A conservative check of a sed script: every command must be one that only prints or
-/// edits the pattern space (no `w`, `W`, `r`, `R`, `e`, and no `w`/`e` flag on `s`).
-fn sed_script_only_prints(script: &str) -> bool {
+/// What a sed script can do beyond printing.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum SedEffect {
+    /// Only prints or edits the pattern space.
+    Prints,
+    /// Writes or reads other files (`w`, `W`, `r`, `R`, the `w` flag), or could not be
+    /// parsed completely.
+    Writes,
+    /// Runs shell commands (the `e` command or the `e` flag of `s`).
+    Runs,
+}
+
+/// A conservative reading of a sed script: only commands that print or edit the pattern space
+/// are [`SedEffect::Prints`]; anything this reader does not know is [`SedEffect::Writes`].
+fn sed_script_effect(script: &str) -> SedEffect {
+    let mut effect = SedEffect::Prints;
     let mut rest = script;
     loop {
         rest = rest.trim_start_matches(|c: char| c.is_whitespace() || c == ';');
         if rest.is_empty() {
-            return true;
+            return effect;
         }
         // Addresses: numbers, `$`, `/re/`, `\cREc`, ranges, steps, negation.
         loop {
@@ -1775,16 +2659,16 @@ fn sed_script_only_prints(script: &str) -> bool {
             if let Some(after) = rest.strip_prefix('/') {
                 match skip_delimited(after, '/') {
                     Some(r) => rest = r.trim_start_matches(['I', 'M']),
-                    None => return false,
+                    None => return effect.max(SedEffect::Writes),
                 }
             } else if let Some(after) = rest.strip_prefix('\\') {
                 let mut chars = after.chars();
                 let Some(delim) = chars.next() else {
-                    return false;
+                    return effect.max(SedEffect::Writes);
                 };
                 match skip_delimited(chars.as_str(), delim) {
                     Some(r) => rest = r,
-                    None => return false,
+                    None => return effect.max(SedEffect::Writes),
                 }
             }
             if rest.len() == before {
@@ -1793,12 +2677,18 @@ fn sed_script_only_prints(script: &str) -> bool {
         }
         let mut chars = rest.chars();
         let Some(command) = chars.next() else {
-            return true;
+            return effect;
         };
         rest = chars.as_str();
         match command {
             'p' | 'P' | 'd' | 'D' | 'q' | 'Q' | 'n' | 'N' | '=' | 'l' | 'g' | 'G' | 'h' | 'H'
             | 'x' | 'z' | '{' | '}' | 'F' => {}
+            'e' => return SedEffect::Runs,
+            // The file name runs to the end of the line.
+            'w' | 'W' | 'r' | 'R' => {
+                effect = effect.max(SedEffect::Writes);
+                rest = rest.find('\n').map_or("", |i| &rest[i..]);
+            }
             // Labels and branches run to the end of the command.
             'b' | 't' | 'T' | ':' => {
                 rest = rest.find([';', '\n']).map_or("", |i| &rest[i..]);
@@ -1810,28 +2700,39 @@ fn sed_script_only_prints(script: &str) -> bool {
             'y' | 's' => {
                 let mut chars = rest.chars();
                 let Some(delim) = chars.next() else {
-                    return false;
+                    return effect.max(SedEffect::Writes);
                 };
                 let Some(after_first) = skip_delimited(chars.as_str(), delim) else {
-                    return false;
+                    return effect.max(SedEffect::Writes);
                 };
                 let Some(after_second) = skip_delimited(after_first, delim) else {
-                    return false;
+                    return effect.max(SedEffect::Writes);
                 };
-                let flags_end = after_second
-                    .find([';', '\n', '}'])
-                    .unwrap_or(after_second.len());
-                let flags = after_second[..flags_end].trim();
-                if command == 's'
-                    && !flags.chars().all(|c| {
-                        matches!(c, 'g' | 'p' | 'i' | 'I' | 'm' | 'M') || c.is_ascii_digit()
-                    })
-                {
-                    return false;
+                rest = after_second;
+                if command == 's' {
+                    // Flags, up to the end of the command; `w` takes the rest of the line.
+                    while let Some(flag) = rest.chars().next() {
+                        match flag {
+                            'g' | 'p' | 'i' | 'I' | 'm' | 'M' | '0'..='9' => rest = &rest[1..],
+                            'e' => return SedEffect::Runs,
+                            'w' => {
+                                effect = effect.max(SedEffect::Writes);
+                                rest = rest.find('\n').map_or("", |i| &rest[i..]);
+                                break;
+                            }
+                            ';' | '\n' | '}' | ' ' | '\t' => break,
+                            _ => return effect.max(SedEffect::Writes),
+                        }
+                    }
+                } else {
+                    let end = rest.find([';', '\n', '}']).unwrap_or(rest.len());
+                    if !rest[..end].trim().is_empty() {
+                        return effect.max(SedEffect::Writes);
+                    }
+                    rest = &rest[end..];
                 }
-                rest = &after_second[flags_end..];
             }
-            _ => return false,
+            _ => return effect.max(SedEffect::Writes),
         }
     }
 }
@@ -1872,7 +2773,12 @@ fn judge_awk(values: &[&str]) -> Judged {
         }
     }
     match program {
-        Some(prog) if !prog.contains("system") && !prog.contains('|') && !prog.contains('>') => {
+        Some(prog) if awk_runs_commands(prog) => Judged::new(
+            p,
+            CommandClass::Dangerous,
+            "the `awk` program runs shell commands (`system`, `| getline`, `| \"cmd\"`), which cannot be checked",
+        ),
+        Some(prog) if !prog.contains('|') && !prog.contains('>') && !prog.contains("system") => {
             Judged::new(p, ReadOnly, "the `awk` program only reads and prints")
         }
         Some(_) => Judged::new(
@@ -1882,6 +2788,24 @@ fn judge_awk(values: &[&str]) -> Judged {
         ),
         None => Judged::new(p, Mutating, "`awk` without a program"),
     }
+}
+
+/// Whether an awk program runs shell commands: `system(…)`, `"cmd" | getline`, `print |
+/// "cmd"`, `|&` (a regular expression's `a|b` is not a pipe).
+fn awk_runs_commands(program: &str) -> bool {
+    let calls_system = program.match_indices("system").any(|(i, _)| {
+        let before = program[..i].chars().next_back();
+        !before.is_some_and(|c| c.is_alphanumeric() || c == '_')
+            && program[i + "system".len()..].trim_start().starts_with('(')
+    });
+    if calls_system || program.contains("|&") {
+        return true;
+    }
+    program.match_indices('|').any(|(i, _)| {
+        let after = program[i + 1..].trim_start();
+        let before = program[..i].trim_end();
+        after.starts_with("getline") || after.starts_with('"') || before.ends_with('"')
+    })
 }
 
 /// `git`: read-only subcommands, destructive ones, and everything else.
@@ -2092,6 +3016,73 @@ fn judge_git(values: &[&str]) -> Judged {
     }
 }
 
+impl Walker<'_> {
+    /// The operator of a redirection (`<`, `>>`, `2>&`, …), without its descriptor number.
+    fn redirect_operator(&self, node: Node<'_>) -> String {
+        let mut operator = String::new();
+        let mut cursor = node.walk();
+        for child in node.children(&mut cursor) {
+            if !child.is_named() {
+                operator.push_str(self.text(child));
+            }
+        }
+        operator
+    }
+
+    /// `[ -f PATH ]` and `[[ A -nt B ]]` look at files: check where they are.
+    fn test_command(&self, node: Node<'_>, parts: &mut Vec<CommandPart>) {
+        let Some(site) = self.site else {
+            return;
+        };
+        let mut items = Vec::new();
+        let mut stack = vec![node];
+        while let Some(n) = stack.pop() {
+            let mut cursor = n.walk();
+            let children: Vec<Node<'_>> = n.named_children(&mut cursor).collect();
+            let operator = n
+                .child_by_field_name("operator")
+                .map(|o| self.text(o))
+                .unwrap_or("");
+            match n.kind() {
+                "unary_expression" if FILE_TESTS.contains(&operator) => {
+                    items.extend(
+                        children
+                            .iter()
+                            .filter(|c| c.kind() != "test_operator")
+                            .filter_map(|c| PathItem::from_word(&self.word(*c))),
+                    );
+                }
+                "binary_expression" if matches!(operator, "-nt" | "-ot" | "-ef") => {
+                    for field in ["left", "right"] {
+                        if let Some(side) = n.child_by_field_name(field) {
+                            items.extend(PathItem::from_word(&self.word(side)));
+                        }
+                    }
+                }
+                "command_substitution" | "process_substitution" => {}
+                _ => stack.extend(children),
+            }
+        }
+        if let Some(reason) = site.judge_reads(Some("test"), &items) {
+            parts.push(part(
+                self.text(node),
+                Some("test"),
+                CommandClass::ReadsOutside,
+                reason,
+            ));
+        }
+    }
+}
+
+/// "script" for a shell, "program" for another interpreter.
+fn script_or_program(program: &str) -> &'static str {
+    if is_shell(program) {
+        "script"
+    } else {
+        "program"
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -2102,17 +3093,29 @@ mod tests {
 
     #[test]
     fn sed_scripts() {
-        assert!(sed_script_only_prints("1,10p"));
-        assert!(sed_script_only_prints("s/a;b/c/g"));
-        assert!(sed_script_only_prints("/start/,/end/d"));
-        assert!(!sed_script_only_prints("s/a/b/w out"));
-        assert!(!sed_script_only_prints("1e date"));
-        assert!(!sed_script_only_prints("w out.txt"));
-        assert!(!sed_script_only_prints("s/a/b/e"));
-        assert!(!sed_script_only_prints("p;w out"));
-        assert!(!sed_script_only_prints("/x/r other.txt"));
-        assert!(sed_script_only_prints("/x/{p;d}"));
-        assert!(sed_script_only_prints("y/abc/xyz/;$!N"));
+        use SedEffect::{Prints, Runs, Writes};
+        let table = [
+            ("1,10p", Prints),
+            ("s/a;b/c/g", Prints),
+            ("/start/,/end/d", Prints),
+            ("/x/{p;d}", Prints),
+            ("y/abc/xyz/;$!N", Prints),
+            ("s/a/b/2g;p", Prints),
+            ("s/a/b/w out", Writes),
+            ("s/a/b/w notes.txt", Writes),
+            ("w out.txt", Writes),
+            ("p;w out", Writes),
+            ("/x/r other.txt", Writes),
+            ("1e date", Runs),
+            ("e", Runs),
+            ("s/a/b/e", Runs),
+            ("s/x/rm -r d/ge", Runs),
+            ("w out\n1e rm -r d", Runs),
+            ("p;/x/e touch y", Runs),
+        ];
+        for (script, effect) in table {
+            assert_eq!(sed_script_effect(script), effect, "{script:?}");
+        }
     }
 
     #[test]

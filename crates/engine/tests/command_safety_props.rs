@@ -3,7 +3,9 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)] // tests fail loudly by design
 
 use proptest::prelude::*;
-use tack_engine::command_safety::{CommandClass, classify};
+use std::path::Path;
+
+use tack_engine::command_safety::{CommandClass, CommandSite, classify, classify_in};
 
 const SAFE: &[&str] = &[
     "ls",
@@ -43,7 +45,36 @@ const DANGEROUS: &[&str] = &[
     "shred secret",
     "find . -delete",
     "bash -c 'rm -r x'",
+    "$(echo rm) -r d3",
+    "${X} -r d",
+    "echo cm0gLXIgZDY= | base64 -d | sh",
+    "cat x | bash",
+    "python3 -c 'import shutil'",
+    "perl -e 'system(1)'",
+    "node -e 'x'",
+    "{rm,-r,x}",
 ];
+
+/// Read-only commands that read outside the workspace `/w`.
+const READS_OUTSIDE: &[&str] = &[
+    "cat ../outside.txt",
+    "ls /etc/shadow",
+    "cat ~/.aws/credentials",
+    "grep -rn key /etc",
+    "head -n 3 /etc/passwd",
+    "wc -l < /etc/passwd",
+    "cd /tmp",
+    "cat \"$f\"",
+];
+
+/// A workspace that does not exist on disk, so only the lexical rules apply.
+fn site() -> CommandSite<'static> {
+    CommandSite {
+        workspace: Path::new("/w"),
+        cwd: Path::new("/w"),
+        home: Some(Path::new("/home/u")),
+    }
+}
 
 const OPERATORS: &[&str] = &[" && ", " || ", "; ", " | ", " & ", "\n"];
 
@@ -97,6 +128,38 @@ proptest! {
         let line = join(&refs, &ops);
         let a = classify(&line);
         prop_assert_eq!(a.class, CommandClass::Dangerous, "{:?}: {}", line, a.reason);
+    }
+
+    #[test]
+    fn safe_commands_in_the_workspace_stay_read_only(
+        picks in prop::collection::vec(0..SAFE.len(), 1..6),
+        ops in prop::collection::vec(0..OPERATORS.len(), 6),
+        wraps in prop::collection::vec(0..4usize, 6),
+    ) {
+        let commands: Vec<String> = picks.iter().zip(&wraps).map(|(i, w)| wrap(SAFE[*i], *w)).collect();
+        let refs: Vec<&str> = commands.iter().map(String::as_str).collect();
+        let line = join(&refs, &ops);
+        let a = classify_in(&line, &site());
+        prop_assert_eq!(a.class, CommandClass::ReadOnly, "{:?}: {}", line, a.reason);
+    }
+
+    #[test]
+    fn one_read_outside_anywhere_asks(
+        picks in prop::collection::vec(0..SAFE.len(), 0..5),
+        outside in 0..READS_OUTSIDE.len(),
+        at in 0..6usize,
+        ops in prop::collection::vec(0..OPERATORS.len(), 6),
+        wraps in prop::collection::vec(0..4usize, 6),
+    ) {
+        let mut commands: Vec<String> = picks.iter().zip(&wraps).map(|(i, w)| wrap(SAFE[*i], *w)).collect();
+        let at = at.min(commands.len());
+        commands.insert(at, wrap(READS_OUTSIDE[outside], wraps[5]));
+        let refs: Vec<&str> = commands.iter().map(String::as_str).collect();
+        let line = join(&refs, &ops);
+        let a = classify_in(&line, &site());
+        prop_assert_eq!(a.class, CommandClass::ReadsOutside, "{:?}: {}", line, a.reason);
+        // Without a place, the same line is only read-only.
+        prop_assert_eq!(classify(&line).class, CommandClass::ReadOnly, "{:?}", line);
     }
 
     #[test]
