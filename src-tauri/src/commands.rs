@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 use tack_engine::config::ProviderConfig;
 use tack_engine::export;
 use tack_engine::log::{ExchangeLog, LoadedSession, LogRecord, SessionLog};
-use tack_engine::resolve::{SessionRequest, resolve};
+use tack_engine::resolve::{SessionRequest, resolve, resume_request};
 use tack_engine::secrets::{ApiKey, KeySource, resolve_key};
 use tack_engine::session::{Session, exchanges_path, log_path};
 use tack_protocol::{
@@ -542,7 +542,9 @@ async fn open_session(
     Ok(view)
 }
 
-/// Opens a saved session (or returns the live one).
+/// Opens a saved session (or returns the live one). A session that can't be reopened (its
+/// provider is no longer known, its folder is gone) still shows its history: the view comes
+/// from its log, and sending to it says why it can't continue.
 #[tauri::command]
 #[specta::specta]
 pub async fn resume_session(
@@ -554,21 +556,36 @@ pub async fn resume_session(
     }
     let path = log_path(&state.paths.sessions_dir(), &session_id);
     let loaded = LoadedSession::read(&path).map_err(AppError::from_display)?;
-    let s = loaded.settings;
-    let request = SessionRequest {
-        cwd: PathBuf::from(&s.cwd),
-        provider: Some(s.provider),
-        model: Some(s.model),
-        harness: Some(s.harness),
-        wire: Some(s.wire),
-        approval: Some(s.approval),
-        api_key_env: None,
-        instructions: None,
-    };
-    open_session(&state, request, Some(path)).await
+    let request = resume_request(&lock(&state.config).clone(), &loaded);
+    match open_session(&state, request, Some(path.clone())).await {
+        Ok(view) => Ok(view),
+        Err(e) => {
+            tracing::warn!(session = %session_id, error = %e, "the session opens read-only");
+            Ok(logged_view(&loaded, &path))
+        }
+    }
 }
 
-/// Sends user input: starts a turn or steers the running one.
+/// A saved session as its log shows it, for one that can't be reopened: nothing runs and
+/// nothing waits for the user.
+fn logged_view(loaded: &LoadedSession, path: &std::path::Path) -> SessionView {
+    SessionView {
+        id: loaded.session_id.clone(),
+        title: loaded.display_title(),
+        settings: loaded.settings.clone(),
+        items: loaded.items.clone(),
+        exchanges: ExchangeLog::read_all(&exchanges_path(path))
+            .map(|all| all.into_iter().map(|e| e.summary).collect())
+            .unwrap_or_default(),
+        running: false,
+        pending_approvals: Vec::new(),
+        pending_questions: Vec::new(),
+    }
+}
+
+/// Sends user input: starts a turn or steers the running one. A session shown read-only (see
+/// [`resume_session`]) is reopened first, in case what stopped it was fixed since; if it still
+/// can't be, the error says why.
 #[tauri::command]
 #[specta::specta]
 pub async fn send_input(
@@ -576,8 +593,31 @@ pub async fn send_input(
     session_id: String,
     text: String,
 ) -> CmdResult<()> {
-    state
-        .session(&session_id)?
+    let session = match state.session(&session_id) {
+        Ok(live) => live,
+        Err(not_open) => {
+            let path = log_path(&state.paths.sessions_dir(), &session_id);
+            let Ok(loaded) = LoadedSession::read(&path) else {
+                return Err(not_open);
+            };
+            let request = resume_request(&lock(&state.config).clone(), &loaded);
+            open_session(&state, request, Some(path))
+                .await
+                .map_err(|e| {
+                    AppError::new(
+                        format!("This session can't continue: {}", e.message),
+                        Some(&format!(
+                            "Its history is shown read-only. {}",
+                            e.hint.as_deref().unwrap_or(
+                                "Add or fix its provider in Settings and send again, or start a new session."
+                            )
+                        )),
+                    )
+                })?;
+            state.session(&session_id)?
+        }
+    };
+    session
         .submit(text)
         .map(|_| ())
         .map_err(AppError::from_display)
@@ -695,7 +735,8 @@ pub async fn list_sessions(
     cwd: Option<String>,
 ) -> CmdResult<Vec<SessionSummary>> {
     let dir = state.paths.sessions_dir();
-    let filter = cwd.and_then(|c| std::fs::canonicalize(c).ok());
+    // The engine canonicalizes it, and compares a folder that no longer exists as given.
+    let filter = cwd.map(PathBuf::from);
     blocking(move || {
         export::list_sessions(&dir, filter.as_deref())
             .into_iter()

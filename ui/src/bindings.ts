@@ -27,9 +27,17 @@ export const commands = {
 	workspaceFiles: (cwd: string) => typedError<string[], AppError>(__TAURI_INVOKE("workspace_files", { cwd })),
 	/**  Starts a session. */
 	startSession: (input: StartSessionInput) => typedError<SessionView, AppError>(__TAURI_INVOKE("start_session", { input })),
-	/**  Opens a saved session (or returns the live one). */
+	/**
+	 *  Opens a saved session (or returns the live one). A session that can't be reopened (its
+	 *  provider is no longer known, its folder is gone) still shows its history: the view comes
+	 *  from its log, and sending to it says why it can't continue.
+	 */
 	resumeSession: (sessionId: string) => typedError<SessionView, AppError>(__TAURI_INVOKE("resume_session", { sessionId })),
-	/**  Sends user input: starts a turn or steers the running one. */
+	/**
+	 *  Sends user input: starts a turn or steers the running one. A session shown read-only (see
+	 *  [`resume_session`]) is reopened first, in case what stopped it was fixed since; if it still
+	 *  can't be, the error says why.
+	 */
 	sendInput: (sessionId: string, text: string) => typedError<null, AppError>(__TAURI_INVOKE("send_input", { sessionId, text })),
 	/**  Interrupts the running turn. */
 	interrupt: (sessionId: string) => typedError<null, AppError>(__TAURI_INVOKE("interrupt", { sessionId })),
@@ -328,7 +336,17 @@ export type ErrorKind =
 /**  The request was cancelled by the user. */
 "cancelled" | 
 /**  Configuration problem found before sending (routing, missing key, unknown harness). */
-"config";
+"config" | 
+/**
+ *  The turn reached its most model requests (the session's step limit) while the model
+ *  was still calling tools. Not a provider failure: a new message continues.
+ */
+"step_limit" | 
+/**
+ *  The model kept making the same tool call (same tool, same arguments) after it was
+ *  denied, or after it failed the same way, so the engine stopped the turn.
+ */
+"repeated_tool_call";
 
 /**
  *  One recorded HTTP round trip with a provider: what was sent, what came back, how long it

@@ -31,6 +31,8 @@ pub(crate) struct ExecArgs {
     pub seed: Option<PathBuf>,
     pub instructions: Option<String>,
     pub task: Option<String>,
+    /// Most model requests per turn (`None`: the engine's default).
+    pub max_steps: Option<u32>,
 }
 
 pub(crate) async fn run(args: ExecArgs) -> Result<ExitCode, String> {
@@ -67,11 +69,13 @@ pub(crate) async fn run(args: ExecArgs) -> Result<ExitCode, String> {
         if args.cwd == Path::new(".") {
             req.cwd = PathBuf::from(&s.cwd);
         }
-        req.provider.get_or_insert_with(|| s.provider.clone());
+        // A provider given as a base URL comes back from the URL the log recorded.
+        let logged_provider = tack_engine::resolve::logged_provider(&config, l);
+        req.provider.get_or_insert_with(|| logged_provider.clone());
         req.model.get_or_insert_with(|| s.model.clone());
         req.harness.get_or_insert_with(|| s.harness.clone());
         req.approval.get_or_insert(s.approval);
-        if req.wire.is_none() && req.provider.as_deref() == Some(s.provider.as_str()) {
+        if req.wire.is_none() && req.provider.as_deref() == Some(logged_provider.as_str()) {
             req.wire = Some(s.wire);
         }
     }
@@ -112,6 +116,9 @@ pub(crate) async fn run(args: ExecArgs) -> Result<ExitCode, String> {
     let interactive = std::io::stdin().is_terminal();
     let mut resolved = resolved;
     resolved.options.interactive = interactive;
+    if let Some(max_steps) = args.max_steps {
+        resolved.options.max_steps = max_steps;
+    }
 
     let (session, mut events) = match &resume_path {
         Some(p) => Session::resume(engine.clone(), p, resolved.options),

@@ -78,6 +78,9 @@ enum Command {
         /// Extra instructions for this session.
         #[arg(long)]
         instructions: Option<String>,
+        /// Most model requests in one turn before it stops with `step_limit` (default 200).
+        #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
+        max_steps: Option<u32>,
         /// The task. Omit with --resume to only repair and close an interrupted session.
         task: Option<String>,
     },
@@ -178,6 +181,7 @@ fn main() -> ExitCode {
                 resume,
                 seed,
                 instructions,
+                max_steps,
                 task,
             } => {
                 exec::run(exec::ExecArgs {
@@ -190,6 +194,7 @@ fn main() -> ExitCode {
                     seed,
                     instructions,
                     task,
+                    max_steps,
                 })
                 .await
             }

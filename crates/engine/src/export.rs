@@ -28,10 +28,17 @@ pub struct SessionRow {
 
 /// Lists the session logs in `dir`, newest first, optionally only those of workspace `cwd`.
 /// Unreadable or foreign files are skipped.
+///
+/// Logs record the workspace canonicalized, so `cwd` is canonicalized too; when that fails
+/// (the folder was moved or deleted) it is compared as given, so the filter still holds and
+/// only that folder's sessions are listed.
 pub fn list_sessions(dir: &Path, cwd: Option<&Path>) -> Vec<SessionRow> {
     let Ok(entries) = std::fs::read_dir(dir) else {
         return Vec::new();
     };
+    let cwd: Option<PathBuf> =
+        cwd.map(|c| std::fs::canonicalize(c).unwrap_or_else(|_| c.to_path_buf()));
+    let cwd = cwd.as_deref();
     let mut rows: Vec<SessionRow> = entries
         .flatten()
         .filter_map(|entry| {
@@ -264,6 +271,53 @@ mod tests {
         );
         assert!(cmd.contains(r#"'{"a":"it'\''s"}'"#), "{cmd}");
         assert!(!cmd.contains(REDACTED));
+    }
+
+    fn write_log(dir: &Path, id: &str, cwd: &str) {
+        let started = crate::log::LogRecord::SessionStarted {
+            version: crate::log::LOG_VERSION,
+            session_id: id.into(),
+            created_at: "2026-01-01T00:00:00Z".into(),
+            settings: tack_protocol::SessionSettings {
+                cwd: cwd.into(),
+                provider: "local".into(),
+                model: "m".into(),
+                wire: Wire::Chat,
+                harness: "minimal".into(),
+                approval: tack_protocol::ApprovalPolicy::Untrusted,
+            },
+            provider_url: None,
+        };
+        crate::log::SessionLog::create(&dir.join(format!("{id}.jsonl")), &started).unwrap();
+    }
+
+    #[test]
+    fn the_workspace_filter_holds_for_a_folder_that_no_longer_exists() {
+        let root = tempfile::tempdir().unwrap();
+        let sessions = root.path().join("sessions");
+        let here = std::fs::canonicalize(root.path()).unwrap().join("here");
+        std::fs::create_dir_all(&here).unwrap();
+        let gone = root.path().join("moved-away");
+        write_log(&sessions, "s-here", &here.display().to_string());
+        write_log(&sessions, "s-gone", &gone.display().to_string());
+        write_log(&sessions, "s-other", "/some/other/project");
+
+        let ids = |cwd: Option<&Path>| -> Vec<String> {
+            let mut ids: Vec<String> = list_sessions(&sessions, cwd)
+                .into_iter()
+                .map(|r| r.id)
+                .collect();
+            ids.sort();
+            ids
+        };
+        assert_eq!(ids(None), ["s-gone", "s-here", "s-other"]);
+        assert_eq!(ids(Some(&gone)), ["s-gone"]);
+        assert_eq!(
+            ids(Some(Path::new("/no/such/folder"))),
+            Vec::<String>::new()
+        );
+        // An existing folder is compared canonicalized (a `..` detour still matches).
+        assert_eq!(ids(Some(&here.join("..").join("here"))), ["s-here"]);
     }
 
     #[test]

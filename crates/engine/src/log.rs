@@ -15,7 +15,7 @@ use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
-use tack_protocol::{Exchange, Item, SessionSettings, Usage};
+use tack_protocol::{Exchange, Item, ModelError, SessionSettings, Usage};
 
 /// Format version written in `session_started`.
 pub const LOG_VERSION: u32 = 1;
@@ -34,6 +34,11 @@ pub enum LogRecord {
         created_at: String,
         /// Settings at creation.
         settings: SessionSettings,
+        /// Base URL of a provider given as a URL (`--provider https://…`) rather than by a
+        /// catalog or config id: with `settings` (wire, model, harness) it is what resuming
+        /// needs to rebuild that provider. Absent for providers with an id; never a key.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        provider_url: Option<String>,
     },
     /// The session was reopened (possibly with other settings).
     Resumed {
@@ -41,6 +46,9 @@ pub enum LogRecord {
         ts: String,
         /// Settings from now on.
         settings: SessionSettings,
+        /// As in `session_started`, for the settings from now on.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        provider_url: Option<String>,
     },
     /// A turn began.
     TurnStarted {
@@ -69,6 +77,9 @@ pub enum LogRecord {
         status: String,
         /// Tokens used.
         usage: Usage,
+        /// Why a `failed` turn stopped (the same error the front end was sent).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        error: Option<ModelError>,
     },
     /// The user renamed the session.
     Renamed {
@@ -235,6 +246,10 @@ pub struct LoadedSession {
     pub created_at: String,
     /// Latest settings (from `session_started` or the last `resumed`).
     pub settings: SessionSettings,
+    /// Base URL of the latest provider when it was given as a URL (from the same record as
+    /// `settings`); `None` for catalog and config providers and for logs written before
+    /// Tack recorded it.
+    pub provider_url: Option<String>,
     /// Latest title, if renamed.
     pub title: Option<String>,
     /// History items in order.
@@ -260,6 +275,7 @@ impl LoadedSession {
             session_id,
             created_at,
             settings,
+            provider_url,
             ..
         }) = iter.next()
         else {
@@ -269,6 +285,7 @@ impl LoadedSession {
             session_id: session_id.clone(),
             created_at: created_at.clone(),
             settings: settings.clone(),
+            provider_url: provider_url.clone(),
             title: None,
             items: Vec::new(),
             unfinished_turn: None,
@@ -278,7 +295,14 @@ impl LoadedSession {
         for record in iter {
             match record {
                 LogRecord::SessionStarted { .. } => {}
-                LogRecord::Resumed { settings, .. } => loaded.settings = settings.clone(),
+                LogRecord::Resumed {
+                    settings,
+                    provider_url,
+                    ..
+                } => {
+                    loaded.settings = settings.clone();
+                    loaded.provider_url = provider_url.clone();
+                }
                 LogRecord::TurnStarted { turn_id, .. } => {
                     loaded.unfinished_turn = Some(turn_id.clone());
                 }
@@ -379,6 +403,7 @@ mod tests {
                 session_id: "s1".into(),
                 created_at: "2026-01-01T00:00:00Z".into(),
                 settings: settings(),
+                provider_url: None,
             },
         )
         .unwrap();

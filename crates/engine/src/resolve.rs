@@ -7,6 +7,7 @@ use tack_harness::Registry;
 use tack_protocol::{ApprovalPolicy, Wire};
 
 use crate::config::{Config, ConfigError, LOCAL_PROVIDER_ID, infer_harness};
+use crate::log::LoadedSession;
 use crate::secrets::{ApiKey, KeySource, SecretStore, resolve_key};
 use crate::session::SessionOptions;
 
@@ -143,10 +144,43 @@ pub fn resolve(
             api_key,
             interactive: true,
             examples,
+            max_steps: crate::MAX_STEPS,
         },
         harness_source,
         key_source,
     })
+}
+
+/// Id [`Config::provider`] gives an ad-hoc provider, one given as a base URL instead of an
+/// id. Session logs record such a provider's base URL so it can be rebuilt on resume.
+pub const CUSTOM_PROVIDER_ID: &str = "custom";
+
+/// The provider to ask [`resolve`] for when reopening a logged session: its id, or, for an
+/// ad-hoc provider (one given as a base URL, logged with its URL), that URL, so the provider
+/// is rebuilt from the log. A provider the config now defines under the logged id wins over
+/// the logged URL.
+pub fn logged_provider(config: &Config, loaded: &LoadedSession) -> String {
+    let id = &loaded.settings.provider;
+    match &loaded.provider_url {
+        Some(url) if config.provider(id, None).is_err() => url.clone(),
+        _ => id.clone(),
+    }
+}
+
+/// A request that reopens a logged session with the settings it last ran with (workspace,
+/// provider as in [`logged_provider`], model, harness, wire, approval policy).
+pub fn resume_request(config: &Config, loaded: &LoadedSession) -> SessionRequest {
+    let s = &loaded.settings;
+    SessionRequest {
+        cwd: PathBuf::from(&s.cwd),
+        provider: Some(logged_provider(config, loaded)),
+        model: Some(s.model.clone()),
+        harness: Some(s.harness.clone()),
+        wire: Some(s.wire),
+        approval: Some(s.approval),
+        api_key_env: None,
+        instructions: None,
+    }
 }
 
 #[cfg(test)]
@@ -170,6 +204,74 @@ mod tests {
         assert_eq!(r.options.harness, "minimal");
         assert_eq!(r.harness_source, HarnessSource::Explicit);
         assert_eq!(r.options.approval, ApprovalPolicy::Untrusted);
+    }
+
+    #[test]
+    fn a_base_url_provider_is_logged_with_its_url_and_comes_back_from_it() {
+        let reg = Registry::builtin();
+        let store = MemoryStore::default();
+        let url = "http://127.0.0.1:9/v1";
+        let req = SessionRequest {
+            cwd: ".".into(),
+            provider: Some(format!("{url}/")),
+            model: Some("m".into()),
+            harness: Some("native".into()),
+            wire: Some(Wire::Responses),
+            ..Default::default()
+        };
+        let opts = resolve(&Config::default(), &reg, &store, &req)
+            .unwrap()
+            .options;
+        assert_eq!(opts.provider.id, CUSTOM_PROVIDER_ID);
+        assert_eq!(opts.provider_url().as_deref(), Some(url));
+        assert_eq!(opts.max_steps, crate::MAX_STEPS);
+        let mut loaded = LoadedSession {
+            session_id: "s".into(),
+            created_at: "t".into(),
+            settings: opts.settings(),
+            provider_url: opts.provider_url(),
+            title: None,
+            items: Vec::new(),
+            unfinished_turn: None,
+            torn_tail: false,
+            records: Vec::new(),
+        };
+        let again = resolve(
+            &Config::default(),
+            &reg,
+            &store,
+            &resume_request(&Config::default(), &loaded),
+        )
+        .unwrap()
+        .options;
+        assert_eq!(again.provider.id, CUSTOM_PROVIDER_ID);
+        assert_eq!(again.provider.base_url, url);
+        assert_eq!(again.provider.wire, Wire::Responses);
+        assert_eq!(
+            (again.model.as_str(), again.harness.as_str()),
+            ("m", "native")
+        );
+        // A provider the config defines under the logged id wins over the logged URL.
+        let config: Config = toml::from_str(
+            "[[providers]]\nid = \"custom\"\nname = \"Mine\"\nbase_url = \"http://h/v1\"\nwire = \"chat\"\nmodel = \"m\"\n",
+        )
+        .unwrap();
+        assert_eq!(logged_provider(&config, &loaded), "custom");
+        // A catalog provider is found again by id; an old log without a URL keeps the id.
+        loaded.provider_url = None;
+        assert_eq!(logged_provider(&Config::default(), &loaded), "custom");
+        let local = resolve(
+            &Config::default(),
+            &reg,
+            &store,
+            &SessionRequest {
+                cwd: ".".into(),
+                ..Default::default()
+            },
+        )
+        .unwrap()
+        .options;
+        assert_eq!(local.provider_url(), None);
     }
 
     #[test]

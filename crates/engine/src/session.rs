@@ -89,6 +89,9 @@ pub struct SessionOptions {
     /// Example exchanges sent before the history of every request (from the provider's
     /// config); never written to the session log.
     pub examples: Vec<Item>,
+    /// Most model requests in one turn (default [`crate::MAX_STEPS`]); a turn that reaches it
+    /// while the model still calls tools fails with `step_limit`. `0` counts as 1.
+    pub max_steps: u32,
 }
 
 impl SessionOptions {
@@ -102,6 +105,14 @@ impl SessionOptions {
             harness: self.harness.clone(),
             approval: self.approval,
         }
+    }
+
+    /// The base URL to record for an ad-hoc provider (one given as a URL, id
+    /// [`crate::resolve::CUSTOM_PROVIDER_ID`]), which resuming needs to rebuild it; `None` for
+    /// providers with an id, which resuming finds again by that id.
+    pub fn provider_url(&self) -> Option<String> {
+        (self.provider.id == crate::resolve::CUSTOM_PROVIDER_ID)
+            .then(|| self.provider.base_url.clone())
     }
 }
 
@@ -225,6 +236,7 @@ impl Session {
                 session_id: id.clone(),
                 created_at: now(),
                 settings: opts.settings(),
+                provider_url: opts.provider_url(),
             },
         )?;
         Self::start(engine, id, opts, route, log, Vec::new())
@@ -248,6 +260,7 @@ impl Session {
         log.append(&LogRecord::Resumed {
             ts: now(),
             settings: opts.settings(),
+            provider_url: opts.provider_url(),
         })?;
         let (session, rx) = Self::start(
             engine,
@@ -264,6 +277,7 @@ impl Session {
                 turn_id: turn_id.clone(),
                 status: "interrupted".into(),
                 usage: Default::default(),
+                error: None,
             })?;
         }
         Ok((session, rx))

@@ -29,8 +29,16 @@ use crate::log::LogRecord;
 use crate::session::{Session, lock, now};
 use crate::tools::{OutputSink, ToolContext};
 
-/// Most sampling requests in one turn; a model stuck in a loop of tool calls is stopped here.
+/// Default most sampling requests in one turn ([`crate::session::SessionOptions::max_steps`]);
+/// a model stuck in a loop of tool calls is stopped there with `step_limit`.
 pub const MAX_STEPS: u32 = 200;
+
+/// How many times one turn lets the model make the same tool call (same tool, same arguments
+/// as parsed JSON) that is denied each time, or that fails with the same output each time:
+/// the last of them stops the turn with `repeated_tool_call`, and the one before it tells the
+/// model so in the call's output. A small model whose call is denied without a user to ask
+/// (a headless run) otherwise repeats it until the step limit.
+pub const MAX_REPEATED_CALLS: u32 = 3;
 
 /// Bytes of tool output returned to the model (head and tail kept).
 pub const MAX_TOOL_OUTPUT_BYTES: usize = 30 * 1024;
@@ -63,6 +71,7 @@ pub(crate) async fn run(session: Session, turn_id: String, cancel: CancellationT
     async {
         let mut usage = Usage::default();
         let outcome = steps(&session, &turn_id, &cancel, &mut usage).await;
+        let mut failure = None;
         let (status, event) = match outcome {
             Outcome::Completed => (
                 "completed",
@@ -87,6 +96,7 @@ pub(crate) async fn run(session: Session, turn_id: String, cancel: CancellationT
             ),
             Outcome::Failed(error) => {
                 tracing::warn!(kind = %error.kind, message = %error.message, "turn failed");
+                failure = Some(error.clone());
                 session.emit(EngineEvent::Error {
                     turn_id: Some(turn_id.clone()),
                     error,
@@ -100,7 +110,7 @@ pub(crate) async fn run(session: Session, turn_id: String, cancel: CancellationT
                 )
             }
         };
-        let closing = close_turn(&session, &turn_id, status, usage);
+        let closing = close_turn(&session, &turn_id, status, usage, failure);
         if let Err(e) = closing {
             session.emit(EngineEvent::Error {
                 turn_id: Some(turn_id.clone()),
@@ -122,6 +132,7 @@ fn close_turn(
     turn_id: &str,
     status: &str,
     usage: Usage,
+    error: Option<ModelError>,
 ) -> Result<(), crate::session::EngineError> {
     session.close_unanswered_calls(Some(turn_id))?;
     for text in session.take_queued() {
@@ -133,6 +144,7 @@ fn close_turn(
         turn_id: turn_id.to_string(),
         status: status.to_string(),
         usage,
+        error,
     })
 }
 
@@ -151,7 +163,9 @@ async fn steps(
         }
     };
     let mut corrections = 0;
-    for step in 0..MAX_STEPS {
+    let mut repeats = CallRepeats::default();
+    let max_steps = session.inner.opts.max_steps.max(1);
+    for step in 0..max_steps {
         if cancel.is_cancelled() {
             return Outcome::Interrupted;
         }
@@ -212,7 +226,7 @@ async fn steps(
             return Outcome::Completed;
         }
         for call in calls {
-            match execute(session, turn_id, &call, &advertised, cancel).await {
+            match execute(session, turn_id, &call, &advertised, cancel, &mut repeats).await {
                 Ok(()) => {}
                 Err(outcome) => return outcome,
             }
@@ -220,11 +234,153 @@ async fn steps(
     }
     Outcome::Failed(
         ModelError::new(
-            ErrorKind::ProviderError,
-            format!("the turn stopped after {MAX_STEPS} model requests"),
+            ErrorKind::StepLimit,
+            format!(
+                "the turn stopped after {max_steps} model requests, the step limit, while the model was still calling tools"
+            ),
         )
-        .with_hint("The model kept calling tools; send a new message to continue."),
+        .with_hint(
+            "Send a new message to continue, or raise the limit (`tack exec --max-steps N`).",
+        ),
     )
+}
+
+/// What the turn remembers about a tool call that came back denied or failed, keyed by the
+/// call as the model wrote it.
+#[derive(Default)]
+struct CallRepeats {
+    seen: Vec<Repeat>,
+}
+
+struct Repeat {
+    /// Tool name as the model wrote it.
+    name: String,
+    /// Arguments as parsed JSON (a string when they were not JSON); objects compare without
+    /// regard to key order.
+    arguments: serde_json::Value,
+    /// `None`: denied; `Some`: failed with this status, exit code and text.
+    failure: Option<(tack_protocol::ToolStatus, Option<i32>, String)>,
+    /// Times in this turn it ended this same way since it last ended another way.
+    count: u32,
+}
+
+impl CallRepeats {
+    /// Notes how `call` ended; returns how many times in this turn it has now ended this same
+    /// way (denied, or failed with identical output), or 0 when it ran fine.
+    fn observe(&mut self, call: &Item, output: &ToolOutput) -> u32 {
+        let Some((name, arguments)) = call_key(call) else {
+            return 0;
+        };
+        let slot = self
+            .seen
+            .iter()
+            .position(|r| r.name == name && r.arguments == arguments);
+        let failure = match output.status {
+            tack_protocol::ToolStatus::Denied => None,
+            tack_protocol::ToolStatus::Failed | tack_protocol::ToolStatus::TimedOut => {
+                Some((output.status, output.exit_code, output.text.clone()))
+            }
+            tack_protocol::ToolStatus::Completed | tack_protocol::ToolStatus::Aborted => {
+                if let Some(i) = slot {
+                    self.seen.swap_remove(i);
+                }
+                return 0;
+            }
+        };
+        match slot.map(|i| &mut self.seen[i]) {
+            Some(r) if r.failure == failure => {
+                r.count += 1;
+                r.count
+            }
+            Some(r) => {
+                r.failure = failure;
+                r.count = 1;
+                1
+            }
+            None => {
+                self.seen.push(Repeat {
+                    name,
+                    arguments,
+                    failure,
+                    count: 1,
+                });
+                1
+            }
+        }
+    }
+}
+
+/// A tool call's name and arguments as compared for repetition.
+fn call_key(call: &Item) -> Option<(String, serde_json::Value)> {
+    let parsed = |text: &str| {
+        serde_json::from_str(text).unwrap_or_else(|_| serde_json::Value::String(text.to_string()))
+    };
+    match call {
+        Item::FunctionCall(c) => Some((c.name.clone(), parsed(&c.arguments))),
+        Item::CustomToolCall(c) => {
+            Some((c.name.clone(), serde_json::Value::String(c.input.clone())))
+        }
+        Item::LocalShellCall(c) => Some((
+            "local_shell".to_string(),
+            serde_json::json!({"command": c.command, "workdir": c.workdir, "timeout_ms": c.timeout_ms}),
+        )),
+        _ => None,
+    }
+}
+
+/// The call as the error message shows it: name and compact arguments, cut to a line.
+fn call_label(call: &Item) -> String {
+    const MAX_CHARS: usize = 200;
+    let (name, arguments) = match call {
+        Item::FunctionCall(c) => {
+            let compact = serde_json::from_str::<serde_json::Value>(&c.arguments)
+                .map(|v| v.to_string())
+                .unwrap_or_else(|_| c.arguments.clone());
+            (c.name.clone(), compact)
+        }
+        Item::CustomToolCall(c) => (c.name.clone(), c.input.clone()),
+        Item::LocalShellCall(c) => ("local_shell".to_string(), c.command.join(" ")),
+        _ => return String::new(),
+    };
+    let mut label = format!("{name} {}", arguments.replace('\n', " "));
+    if label.chars().count() > MAX_CHARS {
+        label = label.chars().take(MAX_CHARS).collect::<String>() + "…";
+    }
+    label
+}
+
+/// The note added to the output of the next-to-last allowed repetition, so the model can
+/// still change course before the turn stops.
+fn repeat_note(denied: bool, count: u32) -> String {
+    if denied {
+        format!(
+            "\n\n[Tack: this exact call has now been denied {count} times in this turn. It will not run as is; making it again stops the turn. Do something else, or answer the user.]"
+        )
+    } else {
+        format!(
+            "\n\n[Tack: this exact call has now failed the same way {count} times in this turn; making it again stops the turn. Change the call, or answer the user.]"
+        )
+    }
+}
+
+/// The error that stops a turn on the last allowed repetition.
+fn repeated_call_error(call: &Item, denied: bool, count: u32) -> ModelError {
+    let label = call_label(call);
+    if denied {
+        ModelError::new(
+            ErrorKind::RepeatedToolCall,
+            format!("the model repeated the denied call `{label}` {count} times; the turn stopped"),
+        )
+        .with_hint("Approve it, change the approval policy, or rephrase the request.")
+    } else {
+        ModelError::new(
+            ErrorKind::RepeatedToolCall,
+            format!(
+                "the model repeated the call `{label}` {count} times and it failed the same way each time; the turn stopped"
+            ),
+        )
+        .with_hint("Rephrase the request, or try a stronger model.")
+    }
 }
 
 fn log_error(e: crate::session::EngineError) -> ModelError {
@@ -526,6 +682,7 @@ async fn execute(
     call: &Item,
     advertised: &[String],
     cancel: &CancellationToken,
+    repeats: &mut CallRepeats,
 ) -> Result<(), Outcome> {
     let Some(call_id) = call.call_id().map(str::to_string) else {
         return Ok(());
@@ -536,8 +693,13 @@ async fn execute(
     let harness = session.inner.route.harness.clone();
     let engine = session.inner.engine.clone();
     let opts = &session.inner.opts;
-    let record_output = |output: ToolOutput| -> Result<(), Outcome> {
-        let output = harness.adapt_output(call, output);
+    let mut record_output = |output: ToolOutput| -> Result<(), Outcome> {
+        let mut output = harness.adapt_output(call, output);
+        let count = repeats.observe(call, &output);
+        let denied = output.status == tack_protocol::ToolStatus::Denied;
+        if count + 1 == MAX_REPEATED_CALLS {
+            output.text.push_str(&repeat_note(denied, count));
+        }
         let item = Item::ToolOutput(ToolOutputItem {
             id: session.new_id("out"),
             call_id: call_id.clone(),
@@ -545,8 +707,11 @@ async fn execute(
         });
         session
             .record(Some(turn_id), item)
-            .map(|_| ())
-            .map_err(|e| Outcome::Failed(log_error(e)))
+            .map_err(|e| Outcome::Failed(log_error(e)))?;
+        if count >= MAX_REPEATED_CALLS {
+            return Err(Outcome::Failed(repeated_call_error(call, denied, count)));
+        }
+        Ok(())
     };
 
     let bound = match harness.bind_call(call) {
@@ -661,10 +826,16 @@ async fn execute(
                 return record_output(ToolOutput::denied(text));
             }
             ApprovalDecision::AbortTurn => {
-                record_output(ToolOutput::denied(
+                // The user's abort is the reason the turn ends, even when this was also a
+                // repeated denied call; only a log failure outranks it.
+                return match record_output(ToolOutput::denied(
                     "The user stopped the turn instead of running this call.",
-                ))?;
-                return Err(Outcome::ApprovalAborted);
+                )) {
+                    Err(Outcome::Failed(e)) if e.kind != ErrorKind::RepeatedToolCall => {
+                        Err(Outcome::Failed(e))
+                    }
+                    _ => Err(Outcome::ApprovalAborted),
+                };
             }
         }
     }
@@ -718,5 +889,59 @@ impl crate::tools::UserQuestions for SessionQuestions {
             request,
         });
         Box::pin(async move { rx.await.ok().flatten() })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tack_protocol::FunctionCallItem;
+
+    fn call(arguments: &str) -> Item {
+        Item::FunctionCall(FunctionCallItem {
+            id: "fc".into(),
+            call_id: "c".into(),
+            name: "shell".into(),
+            namespace: None,
+            arguments: arguments.into(),
+        })
+    }
+
+    #[test]
+    fn repeats_count_the_same_ending_of_the_same_call() {
+        let mut r = CallRepeats::default();
+        let a = call(r#"{"command":"mkdir","timeout_ms":10}"#);
+        let a_reordered = call(r#"{ "timeout_ms": 10, "command": "mkdir" }"#);
+        let b = call(r#"{"command":"mkdir build"}"#);
+        let denied = ToolOutput::denied("no");
+        assert_eq!(r.observe(&a, &denied), 1);
+        assert_eq!(r.observe(&b, &denied), 1, "other arguments: another call");
+        assert_eq!(
+            r.observe(&a_reordered, &denied),
+            2,
+            "same JSON, keys reordered"
+        );
+        // A failure after denials starts a new count; only identical failures add up.
+        assert_eq!(r.observe(&a, &ToolOutput::error("exit 1")), 1);
+        assert_eq!(r.observe(&a, &ToolOutput::error("exit 1")), 2);
+        assert_eq!(r.observe(&a, &ToolOutput::error("exit 2")), 1);
+        // Running fine forgets the call.
+        assert_eq!(r.observe(&a, &ToolOutput::ok("done")), 0);
+        assert_eq!(r.observe(&a, &denied), 1);
+        assert_eq!(r.observe(&b, &denied), 2);
+    }
+
+    #[test]
+    fn the_label_is_the_name_and_compact_arguments_on_one_line() {
+        assert_eq!(
+            call_label(&call("{ \"command\": \"mkdir\" }")),
+            r#"shell {"command":"mkdir"}"#
+        );
+        assert_eq!(
+            call_label(&call("not json\nat all")),
+            "shell not json at all"
+        );
+        let long = call(&format!(r#"{{"command":"{}"}}"#, "x".repeat(500)));
+        assert_eq!(call_label(&long).chars().count(), 201);
     }
 }

@@ -38,6 +38,12 @@ pub enum ErrorKind {
     Cancelled,
     /// Configuration problem found before sending (routing, missing key, unknown harness).
     Config,
+    /// The turn reached its most model requests (the session's step limit) while the model
+    /// was still calling tools. Not a provider failure: a new message continues.
+    StepLimit,
+    /// The model kept making the same tool call (same tool, same arguments) after it was
+    /// denied, or after it failed the same way, so the engine stopped the turn.
+    RepeatedToolCall,
 }
 
 impl ErrorKind {
@@ -58,6 +64,8 @@ impl ErrorKind {
             ErrorKind::ProviderError => "provider_error",
             ErrorKind::Cancelled => "cancelled",
             ErrorKind::Config => "config",
+            ErrorKind::StepLimit => "step_limit",
+            ErrorKind::RepeatedToolCall => "repeated_tool_call",
         }
     }
 

@@ -23,6 +23,8 @@ const TITLES: Record<ErrorKind, string> = {
   provider_error: "The provider reported an error",
   cancelled: "Cancelled",
   config: "Configuration problem",
+  step_limit: "The turn reached its step limit",
+  repeated_tool_call: "The model kept repeating the same call",
 };
 
 /** What the user can do next, per kind (the engine's own hint, if any, is shown too). */
@@ -56,6 +58,10 @@ export function nextStep(error: ModelError): NextStep {
       return { text: "The inspector shows the raw response.", action: "inspector" };
     case "cancelled":
       return { text: "Nothing to do." };
+    case "step_limit":
+      return { text: "Send a message to let it continue, or tell it what to do differently." };
+    case "repeated_tool_call":
+      return { text: "Rephrase the request, or approve the call if it was denied." };
   }
 }
 
