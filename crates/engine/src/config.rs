@@ -48,7 +48,7 @@ pub struct ProviderConfig {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub harness: Option<String>,
     /// Send the emulated CLI's identity headers to this provider (off by default).
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "is_false")]
     pub emulate_identity: bool,
     /// Example exchanges sent before every conversation, for small models that imitate rather
     /// than follow instructions: `builtin:<name>` (see `prompts/examples/`) or a path to a JSON
@@ -63,6 +63,12 @@ pub struct ProviderConfig {
     /// reproducible answers from a local model).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub temperature: Option<f64>,
+    /// Recover tool calls the model writes into its text instead of the API's tool-call
+    /// fields (`<function=…>`, `<invoke name=…>`, `<tool_call>{…}</tool_call>` markup; see
+    /// `tack_harness::recovery`), for harnesses that read native tool calls. Absent: on for
+    /// servers on this machine and the Qwen3-Coder family, where such leaks are common.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub recover_text_calls: Option<bool>,
     /// Built into Tack (not from the config file).
     #[serde(skip)]
     pub builtin: bool,
@@ -123,6 +129,10 @@ pub enum ConfigError {
         path: PathBuf,
         /// Parser message (line and column).
         message: String,
+        /// 1-based line of the error, when the parser points at one.
+        line: Option<usize>,
+        /// 1-based column (in characters) of the error, when the parser points at one.
+        column: Option<usize>,
     },
     /// No such provider.
     #[error("unknown provider `{0}`; run `tack providers` to list them, or pass a base URL")]
@@ -135,20 +145,7 @@ impl Config {
     /// # Errors
     /// [`ConfigError`] for unreadable or invalid files.
     pub fn load(path: &Path) -> Result<Config, ConfigError> {
-        let text = match std::fs::read_to_string(path) {
-            Ok(t) => t,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Config::default()),
-            Err(source) => {
-                return Err(ConfigError::Io {
-                    path: path.to_path_buf(),
-                    source,
-                });
-            }
-        };
-        toml::from_str(&text).map_err(|e| ConfigError::Parse {
-            path: path.to_path_buf(),
-            message: e.to_string(),
-        })
+        parse_config(path, &read_config_text(path)?)
     }
 
     /// Writes the config file (creating its folder), atomically via a temporary file.
@@ -156,20 +153,13 @@ impl Config {
     /// # Errors
     /// [`ConfigError::Io`].
     pub fn save(&self, path: &Path) -> Result<(), ConfigError> {
-        let io = |source| ConfigError::Io {
-            path: path.to_path_buf(),
-            source,
-        };
-        if let Some(dir) = path.parent() {
-            std::fs::create_dir_all(dir).map_err(io)?;
-        }
         let text = toml::to_string_pretty(self).map_err(|e| ConfigError::Parse {
             path: path.to_path_buf(),
             message: e.to_string(),
+            line: None,
+            column: None,
         })?;
-        let tmp = path.with_extension("toml.tmp");
-        std::fs::write(&tmp, text).map_err(io)?;
-        std::fs::rename(&tmp, path).map_err(io)
+        write_atomically(path, &text)
     }
 
     /// Built-ins overlaid with the user's providers.
@@ -207,6 +197,7 @@ impl Config {
                 examples: None,
                 tools: None,
                 temperature: None,
+                recover_text_calls: None,
                 builtin: false,
             });
         }
@@ -246,6 +237,7 @@ fn builtin(
         examples: None,
         tools: None,
         temperature: None,
+        recover_text_calls: None,
         builtin: true,
     }
 }
@@ -675,5 +667,516 @@ mod example_tests {
                 .unwrap_err()
                 .contains("/nonexistent/x.jsonl")
         );
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Reading, and editing the file in place (the desktop's Settings).
+//
+// Settings change one thing at a time. Each change re-reads the file, edits only that entry
+// and leaves everything else as the user wrote it: other providers, settings, comments, key
+// order and formatting (`toml_edit` keeps them). A file that does not load is never written.
+
+fn is_false(b: &bool) -> bool {
+    !*b
+}
+
+/// The file's text; a missing file is empty.
+fn read_config_text(path: &Path) -> Result<String, ConfigError> {
+    match std::fs::read_to_string(path) {
+        Ok(t) => Ok(t),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(String::new()),
+        Err(source) => Err(ConfigError::Io {
+            path: path.to_path_buf(),
+            source,
+        }),
+    }
+}
+
+/// Parses config text, locating the error (line and column) when there is one.
+fn parse_config(path: &Path, text: &str) -> Result<Config, ConfigError> {
+    toml::from_str(text).map_err(|e| {
+        let (line, column) = match e.span() {
+            Some(span) => {
+                let (line, column) = line_and_column(text, span.start);
+                (Some(line), Some(column))
+            }
+            None => (None, None),
+        };
+        ConfigError::Parse {
+            path: path.to_path_buf(),
+            message: e.to_string(),
+            line,
+            column,
+        }
+    })
+}
+
+/// 1-based line and column (in characters) of byte offset `at` in `text`.
+fn line_and_column(text: &str, at: usize) -> (usize, usize) {
+    let at = text
+        .char_indices()
+        .map(|(i, _)| i)
+        .take_while(|i| *i <= at)
+        .last()
+        .unwrap_or(0);
+    let before = &text[..at.min(text.len())];
+    let line = before.matches('\n').count() + 1;
+    let line_start = before.rfind('\n').map_or(0, |i| i + 1);
+    (line, before[line_start..].chars().count() + 1)
+}
+
+/// Writes `text` to `path` (creating its folder) through a temporary file and a rename, so a
+/// reader never sees half a file.
+fn write_atomically(path: &Path, text: &str) -> Result<(), ConfigError> {
+    let io = |source| ConfigError::Io {
+        path: path.to_path_buf(),
+        source,
+    };
+    if let Some(dir) = path.parent() {
+        std::fs::create_dir_all(dir).map_err(io)?;
+    }
+    let tmp = path.with_extension("toml.tmp");
+    std::fs::write(&tmp, text).map_err(io)?;
+    std::fs::rename(&tmp, path).map_err(io)
+}
+
+/// The keys of a `[[providers]]` entry that [`ProviderConfig`] reads. Keys an entry has beyond
+/// these are left alone by edits.
+const PROVIDER_KEYS: [&str; 11] = [
+    "id",
+    "name",
+    "base_url",
+    "wire",
+    "env_key",
+    "model",
+    "harness",
+    "emulate_identity",
+    "examples",
+    "tools",
+    "temperature",
+];
+
+/// The config file, read for one edit: its settings and its text as a document that keeps
+/// comments and formatting. Load it right before the edit (never from a copy read earlier:
+/// the user may have edited the file since), change one thing, [`save`](Self::save).
+#[derive(Debug, Clone)]
+pub struct ConfigDocument {
+    path: PathBuf,
+    doc: toml_edit::DocumentMut,
+    config: Config,
+}
+
+impl ConfigDocument {
+    /// Reads the file at `path`; a missing file is an empty document.
+    ///
+    /// # Errors
+    /// [`ConfigError::Io`] for an unreadable file, [`ConfigError::Parse`] (with line and column)
+    /// for one that does not load as a [`Config`]: such a file must not be overwritten.
+    pub fn load(path: &Path) -> Result<ConfigDocument, ConfigError> {
+        let text = read_config_text(path)?;
+        let config = parse_config(path, &text)?;
+        let doc = text
+            .parse::<toml_edit::DocumentMut>()
+            .map_err(|e| ConfigError::Parse {
+                path: path.to_path_buf(),
+                message: e.to_string(),
+                line: None,
+                column: None,
+            })?;
+        Ok(ConfigDocument {
+            path: path.to_path_buf(),
+            doc,
+            config,
+        })
+    }
+
+    /// The settings as the document now stands.
+    pub fn config(&self) -> &Config {
+        &self.config
+    }
+
+    /// The document's text as it would be saved.
+    pub fn text(&self) -> String {
+        self.doc.to_string()
+    }
+
+    /// Whether the file has a `[[providers]]` entry with this id (for a built-in: an
+    /// override).
+    pub fn has_provider(&self, id: &str) -> bool {
+        self.config.providers.iter().any(|p| p.id == id)
+    }
+
+    /// Adds a `[[providers]]` entry for `provider`, or updates the entry with its id (the last
+    /// one, which is the one that counts, if the file repeats an id). An update changes only
+    /// the keys whose value differs, keeping their comments; keys the provider no longer has
+    /// are removed; keys Tack doesn't know stay.
+    ///
+    /// # Errors
+    /// [`ConfigError::Parse`] when the `providers` key is not a list of tables, or the edited
+    /// document would not load (neither should happen with a file that loaded).
+    pub fn put_provider(&mut self, provider: &ProviderConfig) -> Result<(), ConfigError> {
+        let fresh = self.provider_table(provider)?;
+        let path = self.path.clone();
+        let not_a_list = || ConfigError::Parse {
+            path: path.clone(),
+            message: "`providers` is not a list of provider tables".into(),
+            line: None,
+            column: None,
+        };
+        match self.doc.as_table_mut().get_mut("providers") {
+            None => {
+                let mut list = toml_edit::ArrayOfTables::new();
+                list.push(fresh);
+                self.doc
+                    .as_table_mut()
+                    .insert("providers", toml_edit::Item::ArrayOfTables(list));
+            }
+            Some(toml_edit::Item::ArrayOfTables(list)) => {
+                match list
+                    .iter_mut()
+                    .filter(|t| entry_id(&**t) == Some(provider.id.as_str()))
+                    .last()
+                {
+                    Some(entry) => update_entry(entry, &fresh),
+                    None => list.push(fresh),
+                }
+            }
+            Some(toml_edit::Item::Value(toml_edit::Value::Array(list))) => {
+                match list
+                    .iter_mut()
+                    .filter_map(toml_edit::Value::as_inline_table_mut)
+                    .filter(|t| entry_id(&**t) == Some(provider.id.as_str()))
+                    .last()
+                {
+                    Some(entry) => update_entry(entry, &fresh),
+                    None => list.push(fresh.into_inline_table()),
+                }
+            }
+            Some(_) => return Err(not_a_list()),
+        }
+        self.reparse()
+    }
+
+    /// Removes every `[[providers]]` entry with this id; `false` when there was none. Removing
+    /// a built-in's override brings the built-in back.
+    ///
+    /// # Errors
+    /// [`ConfigError::Parse`] when the edited document would not load.
+    pub fn remove_provider(&mut self, id: &str) -> Result<bool, ConfigError> {
+        if !self.has_provider(id) {
+            return Ok(false);
+        }
+        match self.doc.as_table_mut().get_mut("providers") {
+            Some(toml_edit::Item::ArrayOfTables(list)) => {
+                list.retain(|t| entry_id(t) != Some(id));
+                if list.is_empty() {
+                    self.doc.as_table_mut().remove("providers");
+                }
+            }
+            Some(toml_edit::Item::Value(toml_edit::Value::Array(list))) => {
+                list.retain(|v| v.as_inline_table().and_then(|t| entry_id(t)) != Some(id));
+            }
+            _ => {}
+        }
+        self.reparse()?;
+        Ok(true)
+    }
+
+    /// Writes the document back, atomically.
+    ///
+    /// # Errors
+    /// [`ConfigError::Io`].
+    pub fn save(&self) -> Result<(), ConfigError> {
+        write_atomically(&self.path, &self.doc.to_string())
+    }
+
+    /// `provider` as a table, the way `toml` writes it (only the keys it has).
+    fn provider_table(&self, provider: &ProviderConfig) -> Result<toml_edit::Table, ConfigError> {
+        let bad = |message: String| ConfigError::Parse {
+            path: self.path.clone(),
+            message,
+            line: None,
+            column: None,
+        };
+        let text = toml::to_string(provider).map_err(|e| bad(e.to_string()))?;
+        let doc = text
+            .parse::<toml_edit::DocumentMut>()
+            .map_err(|e| bad(e.to_string()))?;
+        let mut table = doc.as_table().clone();
+        table.set_implicit(false);
+        table.set_position(None);
+        // The entry a user would write: one blank line before `[[providers]]`.
+        table.decor_mut().set_prefix("\n");
+        for (mut key, _) in table.iter_mut() {
+            key.leaf_decor_mut().clear();
+        }
+        Ok(table)
+    }
+
+    /// Re-reads the settings from the edited document, so an edit can't leave a file that
+    /// doesn't load.
+    fn reparse(&mut self) -> Result<(), ConfigError> {
+        self.config = parse_config(&self.path, &self.doc.to_string())?;
+        Ok(())
+    }
+}
+
+/// The `id` of a provider entry.
+fn entry_id(entry: &dyn toml_edit::TableLike) -> Option<&str> {
+    entry.get("id").and_then(toml_edit::Item::as_str)
+}
+
+/// Brings `entry` to `fresh`'s values, touching only keys that changed.
+fn update_entry(entry: &mut dyn toml_edit::TableLike, fresh: &toml_edit::Table) {
+    for (key, item) in fresh.iter() {
+        let Some(value) = item.as_value() else {
+            continue;
+        };
+        match entry.get_mut(key) {
+            Some(old) => {
+                if old.as_value().is_some_and(|o| same_value(o, value)) {
+                    continue;
+                }
+                let mut value = value.clone();
+                if let Some(o) = old.as_value() {
+                    // Keep what surrounds the value: spacing and a trailing comment.
+                    *value.decor_mut() = o.decor().clone();
+                }
+                *old = toml_edit::Item::Value(value);
+            }
+            None => {
+                entry.insert(key, toml_edit::Item::Value(value.clone()));
+            }
+        }
+    }
+    for key in PROVIDER_KEYS {
+        if !fresh.contains_key(key) {
+            entry.remove(key);
+        }
+    }
+}
+
+/// Whether two TOML values are equal, whatever their spelling (`'a'` and `"a"`, `1.0` and
+/// `1.00`).
+fn same_value(a: &toml_edit::Value, b: &toml_edit::Value) -> bool {
+    use toml_edit::Value as V;
+    match (a, b) {
+        (V::String(a), V::String(b)) => a.value() == b.value(),
+        (V::Integer(a), V::Integer(b)) => a.value() == b.value(),
+        (V::Float(a), V::Float(b)) => a.value() == b.value(),
+        (V::Boolean(a), V::Boolean(b)) => a.value() == b.value(),
+        (V::Array(a), V::Array(b)) => {
+            a.len() == b.len() && a.iter().zip(b.iter()).all(|(a, b)| same_value(a, b))
+        }
+        _ => a.to_string().trim() == b.to_string().trim(),
+    }
+}
+
+#[cfg(test)]
+mod edit_tests {
+    use super::*;
+
+    const USER_FILE: &str = r#"# My Tack settings.
+default_provider = "work"
+approval = "untrusted"   # ask first
+
+[[providers]]
+# The office gateway.
+id = "work"
+name = "Work gateway"
+base_url = "https://llm.example.com/v1"
+wire = "chat"            # chat | responses | messages
+env_key = "WORK_LLM_KEY"
+model = "qwen3-coder-plus"
+
+[[providers]]
+id = "lab"
+name = "Lab box"
+base_url = "http://10.0.0.2:8000/v1"
+wire = "chat"
+model = "m"
+"#;
+
+    fn file(text: &str) -> (tempfile::TempDir, PathBuf) {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("config.toml");
+        std::fs::write(&path, text).unwrap();
+        (dir, path)
+    }
+
+    fn work() -> ProviderConfig {
+        let cfg: Config = toml::from_str(USER_FILE).unwrap();
+        cfg.providers[0].clone()
+    }
+
+    #[test]
+    fn updating_one_provider_keeps_everything_else_as_written() {
+        let (_dir, path) = file(USER_FILE);
+        let mut doc = ConfigDocument::load(&path).unwrap();
+        let mut p = work();
+        p.model = "qwen3-coder-next".into();
+        p.wire = Wire::Chat;
+        doc.put_provider(&p).unwrap();
+        doc.save().unwrap();
+        let text = std::fs::read_to_string(&path).unwrap();
+        assert_eq!(
+            text,
+            USER_FILE.replace("\"qwen3-coder-plus\"", "\"qwen3-coder-next\"")
+        );
+        // A value that changed keeps its trailing comment.
+        p.wire = Wire::Responses;
+        let mut doc = ConfigDocument::load(&path).unwrap();
+        doc.put_provider(&p).unwrap();
+        assert!(
+            doc.text()
+                .contains("wire = \"responses\"            # chat | responses | messages\n"),
+            "{}",
+            doc.text()
+        );
+        // A field the provider no longer has goes; the others stay.
+        p.env_key = None;
+        doc.put_provider(&p).unwrap();
+        assert!(!doc.text().contains("WORK_LLM_KEY"));
+        assert!(doc.text().contains("# The office gateway."));
+        assert_eq!(doc.config().providers.len(), 2);
+        assert_eq!(doc.config().approval, Some(ApprovalPolicy::Untrusted));
+    }
+
+    #[test]
+    fn a_new_provider_is_appended_and_a_missing_file_is_created() {
+        let (_dir, path) = file(USER_FILE);
+        let mut doc = ConfigDocument::load(&path).unwrap();
+        let mut p = work();
+        p.id = "third".into();
+        p.tools = Some(vec!["shell".into()]);
+        p.temperature = Some(0.0);
+        doc.put_provider(&p).unwrap();
+        doc.save().unwrap();
+        let text = std::fs::read_to_string(&path).unwrap();
+        assert!(text.starts_with(USER_FILE), "{text}");
+        assert!(
+            text.ends_with("\n\n[[providers]]\nid = \"third\"\nname = \"Work gateway\"\nbase_url = \"https://llm.example.com/v1\"\nwire = \"chat\"\nenv_key = \"WORK_LLM_KEY\"\nmodel = \"qwen3-coder-plus\"\ntools = [\"shell\"]\ntemperature = 0.0\n"),
+            "{text}"
+        );
+        let loaded = Config::load(&path).unwrap();
+        assert_eq!(loaded.providers.len(), 3);
+        assert_eq!(loaded.providers[2], p);
+
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("sub").join("config.toml");
+        let mut doc = ConfigDocument::load(&path).unwrap();
+        assert!(!doc.remove_provider("work").unwrap());
+        doc.put_provider(&p).unwrap();
+        doc.save().unwrap();
+        assert_eq!(Config::load(&path).unwrap().providers, vec![p]);
+    }
+
+    #[test]
+    fn removing_a_provider_leaves_the_others_and_the_comments() {
+        let (_dir, path) = file(USER_FILE);
+        let mut doc = ConfigDocument::load(&path).unwrap();
+        assert!(doc.remove_provider("lab").unwrap());
+        assert!(!doc.remove_provider("lab").unwrap());
+        let text = doc.text();
+        assert!(!text.contains("Lab box"));
+        assert!(text.contains("approval = \"untrusted\"   # ask first"));
+        assert!(text.contains("# The office gateway."));
+        assert_eq!(doc.config().providers.len(), 1);
+        assert!(doc.remove_provider("work").unwrap());
+        assert!(!doc.text().contains("[[providers]]"), "{}", doc.text());
+        assert!(doc.text().starts_with("# My Tack settings."));
+    }
+
+    #[test]
+    fn an_override_of_a_built_in_replaces_it_and_removing_it_restores_the_built_in() {
+        let (_dir, path) = file("approval = \"never\"\n");
+        let builtin = builtin_providers()
+            .into_iter()
+            .find(|p| p.id == "deepseek")
+            .unwrap();
+        let mut changed = builtin.clone();
+        changed.model = "deepseek-reasoner".into();
+        let mut doc = ConfigDocument::load(&path).unwrap();
+        doc.put_provider(&changed).unwrap();
+        assert!(doc.has_provider("deepseek"));
+        let merged = doc.config().provider("deepseek", None).unwrap();
+        assert_eq!(merged.model, "deepseek-reasoner");
+        assert_eq!(merged.base_url, builtin.base_url);
+        assert!(doc.remove_provider("deepseek").unwrap());
+        let restored = doc.config().provider("deepseek", None).unwrap();
+        assert_eq!(restored, builtin);
+        assert_eq!(doc.text(), "approval = \"never\"\n");
+    }
+
+    #[test]
+    fn inline_provider_lists_are_edited_too() {
+        let (_dir, path) = file(
+            "providers = [ { id = \"a\", name = \"A\", base_url = \"http://a/v1\", wire = \"chat\", model = \"m\" } ]\n",
+        );
+        let mut doc = ConfigDocument::load(&path).unwrap();
+        let mut a = doc.config().providers[0].clone();
+        a.model = "n".into();
+        doc.put_provider(&a).unwrap();
+        let mut b = a.clone();
+        b.id = "b".into();
+        doc.put_provider(&b).unwrap();
+        assert_eq!(doc.config().providers, vec![a, b]);
+        assert!(doc.remove_provider("a").unwrap());
+        assert_eq!(doc.config().providers.len(), 1);
+    }
+
+    #[test]
+    fn a_file_that_does_not_load_is_an_error_with_its_line_and_column() {
+        let (_dir, path) = file("approval = \"never\"\ndefault_provider = \"local\n");
+        let err = ConfigDocument::load(&path).unwrap_err();
+        match &err {
+            ConfigError::Parse {
+                line,
+                column,
+                path: p,
+                ..
+            } => {
+                assert_eq!((*line, *column), (Some(2), Some(26)));
+                assert_eq!(p, &path);
+            }
+            other => panic!("{other}"),
+        }
+        assert!(err.to_string().contains("line 2, column 26"), "{err}");
+        let err = Config::load(&path).unwrap_err();
+        assert!(matches!(err, ConfigError::Parse { line: Some(2), .. }));
+        // Unknown settings are located too.
+        std::fs::write(&path, "approval = \"never\"\nbogus = 1\n").unwrap();
+        assert!(matches!(
+            ConfigDocument::load(&path).unwrap_err(),
+            ConfigError::Parse {
+                line: Some(2),
+                column: Some(1),
+                ..
+            }
+        ));
+    }
+
+    #[test]
+    fn provider_keys_name_every_field_of_a_provider() {
+        let mut p = work();
+        p.harness = Some("minimal".into());
+        p.emulate_identity = true;
+        p.examples = Some("builtin:tool-use".into());
+        p.tools = Some(vec![]);
+        p.temperature = Some(0.5);
+        let table: toml::Table = toml::from_str(&toml::to_string(&p).unwrap()).unwrap();
+        let mut keys: Vec<&str> = table.keys().map(String::as_str).collect();
+        let mut known = PROVIDER_KEYS.to_vec();
+        keys.sort_unstable();
+        known.sort_unstable();
+        assert_eq!(keys, known);
+    }
+
+    #[test]
+    fn line_and_column_count_characters() {
+        assert_eq!(line_and_column("ab\ncdé\nx", 8), (3, 1));
+        assert_eq!(line_and_column("é = 1", 3), (1, 3));
+        assert_eq!(line_and_column("", 0), (1, 1));
     }
 }
