@@ -2,9 +2,10 @@
 # Builds and launches the Tack desktop app.
 #
 # The first run installs what is missing (system packages, npm packages, the local model; see
-# scripts/setup.sh); later runs only rebuild what changed. When no default provider is
-# configured, the embedded local model (llama.cpp on 127.0.0.1:8082) is started for the
-# session and stopped when the window closes, so a fresh machine has a working model at once.
+# scripts/setup.sh); later runs only rebuild what changed. When the default provider is the
+# built-in local one (none configured, or `default_provider = "local"`), or the config file does
+# not load, the embedded local model (llama.cpp on 127.0.0.1:8082) is started for the session
+# and stopped when the window closes, so a fresh machine has a working model at once.
 #
 # Usage: scripts/run.sh [app arguments]
 #   TACK_SKIP_SETUP=1   skip scripts/setup.sh (already set up)
@@ -29,11 +30,11 @@ say "building the UI"
 
 config="${TACK_CONFIG_DIR:-${XDG_CONFIG_HOME:-$HOME/.config}/tack}/config.toml"
 started_llm=0
-if ! grep -Eq '^[[:space:]]*default_provider[[:space:]]*=' "$config" 2>/dev/null; then
+if scripts/wants-local-model.sh "$config"; then
   if scripts/local-llm.sh status >/dev/null 2>&1; then
     say "local model already running"
   else
-    say "no default provider configured: starting the embedded local model"
+    say "the default provider is the built-in local model (or $config does not load): starting the embedded local model"
     scripts/local-llm.sh start >/dev/null
     started_llm=1
   fi

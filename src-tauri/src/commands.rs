@@ -4,9 +4,10 @@
 
 use std::fmt;
 use std::path::PathBuf;
+use std::sync::atomic::Ordering;
 
 use serde::{Deserialize, Serialize};
-use tack_engine::config::ProviderConfig;
+use tack_engine::config::{Config, ConfigError, ProviderConfig, builtin_providers};
 use tack_engine::export;
 use tack_engine::log::{ExchangeLog, LoadedSession, LogRecord, SessionLog};
 use tack_engine::resolve::{SessionRequest, resolve, resume_request};
@@ -72,6 +73,85 @@ pub struct AppInfo {
     pub data_dir: String,
     /// Keychain availability.
     pub keychain: KeychainStatusView,
+    /// Why the config file does not load, when it doesn't (the app then runs with the built-in
+    /// providers and refuses to write the file).
+    pub config_problem: Option<ConfigProblem>,
+}
+
+/// A config file that does not load: where, and the parser's own words.
+#[derive(Debug, Clone, Serialize, Deserialize, specta::Type)]
+#[serde(rename_all = "camelCase")]
+pub struct ConfigProblem {
+    /// The file.
+    pub path: String,
+    /// 1-based line of the error, when known.
+    pub line: Option<u32>,
+    /// 1-based column (characters) of the error, when known.
+    pub column: Option<u32>,
+    /// One line: what is wrong (e.g. "invalid basic string", "permission denied").
+    pub summary: String,
+    /// Everything the parser said (it may quote the line and point at the column).
+    pub details: String,
+}
+
+impl ConfigProblem {
+    /// The problem a failed load describes.
+    pub fn from_error(path: &std::path::Path, error: &ConfigError) -> ConfigProblem {
+        let (line, column, details) = match error {
+            ConfigError::Parse {
+                message,
+                line,
+                column,
+                ..
+            } => (
+                line.and_then(|l| u32::try_from(l).ok()),
+                column.and_then(|c| u32::try_from(c).ok()),
+                message.trim_end().to_string(),
+            ),
+            ConfigError::Io { source, .. } => (None, None, source.to_string()),
+            other => (None, None, other.to_string()),
+        };
+        // The parser's message ends with its one-line reason, after the quoted line.
+        let summary = details
+            .lines()
+            .rev()
+            .map(str::trim)
+            .find(|l| !l.is_empty())
+            .unwrap_or("it does not load")
+            .to_string();
+        ConfigProblem {
+            path: path.display().to_string(),
+            line,
+            column,
+            summary,
+            details,
+        }
+    }
+
+    /// Where, in words: " at line 1, column 26", or nothing.
+    fn location(&self) -> String {
+        match (self.line, self.column) {
+            (Some(l), Some(c)) => format!(" at line {l}, column {c}"),
+            (Some(l), None) => format!(" at line {l}"),
+            _ => String::new(),
+        }
+    }
+
+    /// The error a settings change gets while the file does not load.
+    pub fn refusal(&self) -> AppError {
+        AppError {
+            message: format!(
+                "Not saved: {} has an error{} ({}), and Tack does not overwrite a config file it cannot read.",
+                self.path,
+                self.location(),
+                self.summary
+            ),
+            hint: Some(format!(
+                "Fix the file in an editor, or move it away (e.g. to {}.broken) to start from the built-in settings, then save again.",
+                self.path
+            )),
+        }
+    }
 }
 
 /// Whether the OS keychain works.
@@ -90,6 +170,8 @@ pub struct KeychainStatusView {
 pub async fn app_info(state: State<'_, AppState>) -> CmdResult<AppInfo> {
     let secrets = state.secrets.clone();
     let status = blocking(move || secrets.status()).await?;
+    // Read the file now: the user may have fixed (or broken) it since the last look.
+    state.config();
     Ok(AppInfo {
         version: env!("CARGO_PKG_VERSION").to_string(),
         config_path: state.paths.config_file().display().to_string(),
@@ -98,6 +180,7 @@ pub async fn app_info(state: State<'_, AppState>) -> CmdResult<AppInfo> {
             available: status.available,
             message: status.message,
         },
+        config_problem: state.config_problem(),
     })
 }
 
@@ -123,6 +206,9 @@ pub struct ProviderView {
     pub key: KeyState,
     /// Built into Tack (can be edited, not deleted).
     pub builtin: bool,
+    /// A built-in whose settings the config file replaces (deleting the provider resets it to
+    /// the built-in settings).
+    pub overridden: bool,
 }
 
 /// Whether a key is set, and where; the value itself never crosses to the webview.
@@ -168,8 +254,10 @@ fn key_state(secrets: &dyn tack_engine::secrets::SecretStore, p: &ProviderConfig
 
 fn provider_view(
     secrets: &dyn tack_engine::secrets::SecretStore,
+    config: &Config,
     p: &ProviderConfig,
 ) -> ProviderView {
+    let builtin = is_builtin(&p.id);
     ProviderView {
         id: p.id.clone(),
         name: p.name.clone(),
@@ -179,20 +267,26 @@ fn provider_view(
         harness: p.explicit_harness().map(str::to_string),
         env_key: p.env_key.clone(),
         key: key_state(secrets, p),
-        builtin: p.builtin,
+        builtin,
+        overridden: builtin && config.providers.iter().any(|u| u.id == p.id),
     }
+}
+
+fn is_builtin(id: &str) -> bool {
+    builtin_providers().iter().any(|b| b.id == id)
 }
 
 /// All providers with their key status.
 #[tauri::command]
 #[specta::specta]
 pub async fn list_providers(state: State<'_, AppState>) -> CmdResult<Vec<ProviderView>> {
-    let providers = lock(&state.config).providers();
+    let config = state.config();
     let secrets = state.secrets.clone();
     blocking(move || {
-        providers
+        config
+            .providers()
             .iter()
-            .map(|p| provider_view(secrets.as_ref(), p))
+            .map(|p| provider_view(secrets.as_ref(), &config, p))
             .collect()
     })
     .await
@@ -218,7 +312,9 @@ pub struct ProviderInput {
     pub env_key: Option<String>,
 }
 
-/// Adds or updates a provider in the config file.
+/// Adds or updates a provider in the config file: re-reads the file and changes only this
+/// provider's entry. A built-in saved unchanged leaves the file alone (or drops an override
+/// that now equals it); a changed built-in is stored as an override of it.
 #[tauri::command]
 #[specta::specta]
 pub async fn save_provider(
@@ -254,63 +350,100 @@ pub async fn save_provider(
             .route(input.wire, h)
             .map_err(AppError::from_display)?;
     }
-    // Settings the form doesn't edit are kept from the provider being replaced.
-    let previous = lock(&state.config)
+    let input = ProviderInput {
+        harness,
+        base_url,
+        ..input
+    };
+    let config = state.edit_config(|doc| {
+        // Settings the form doesn't edit are kept from the provider being replaced, as it is
+        // in the file now.
+        let previous = doc.config().providers().into_iter().find(|p| p.id == id);
+        let provider = provider_from_input(&id, input, previous.as_ref());
+        let unchanged_builtin = builtin_providers().into_iter().any(|b| {
+            b == ProviderConfig {
+                builtin: true,
+                ..provider.clone()
+            }
+        });
+        if unchanged_builtin {
+            // Nothing to store; an override that now equals the built-in goes.
+            return doc
+                .remove_provider(&id)
+                .map_err(|e| AppError::new(format!("Not saved: {e}"), None));
+        }
+        doc.put_provider(&provider)
+            .map_err(|e| AppError::new(format!("Not saved: {e}"), None))?;
+        Ok(true)
+    })?;
+    let provider = config
         .providers()
         .into_iter()
-        .find(|p| p.id == id);
-    let provider = ProviderConfig {
-        id: id.clone(),
+        .find(|p| p.id == id)
+        .ok_or_else(|| AppError::new(format!("`{id}` was not saved"), None))?;
+    let secrets = state.secrets.clone();
+    blocking(move || provider_view(secrets.as_ref(), &config, &provider)).await
+}
+
+/// The provider the form describes; what the form doesn't show comes from `previous`.
+fn provider_from_input(
+    id: &str,
+    input: ProviderInput,
+    previous: Option<&ProviderConfig>,
+) -> ProviderConfig {
+    ProviderConfig {
+        id: id.to_string(),
         name: if input.name.trim().is_empty() {
-            id.clone()
+            id.to_string()
         } else {
             input.name.trim().to_string()
         },
-        base_url,
+        base_url: input.base_url,
         wire: input.wire,
-        env_key: input.env_key.filter(|e| !e.trim().is_empty()),
+        env_key: input
+            .env_key
+            .map(|e| e.trim().to_string())
+            .filter(|e| !e.is_empty()),
         model: input.model.trim().to_string(),
-        harness,
-        emulate_identity: previous.as_ref().is_some_and(|p| p.emulate_identity),
-        examples: previous.as_ref().and_then(|p| p.examples.clone()),
-        tools: previous.as_ref().and_then(|p| p.tools.clone()),
+        harness: input.harness,
+        emulate_identity: previous.is_some_and(|p| p.emulate_identity),
+        examples: previous.and_then(|p| p.examples.clone()),
+        tools: previous.and_then(|p| p.tools.clone()),
         temperature: previous.and_then(|p| p.temperature),
+        recover_text_calls: previous.and_then(|p| p.recover_text_calls),
         builtin: false,
-    };
-    {
-        let mut config = lock(&state.config);
-        match config.providers.iter_mut().find(|p| p.id == id) {
-            Some(slot) => *slot = provider.clone(),
-            None => config.providers.push(provider.clone()),
-        }
-        config
-            .save(&state.paths.config_file())
-            .map_err(AppError::from_display)?;
     }
-    let secrets = state.secrets.clone();
-    blocking(move || provider_view(secrets.as_ref(), &provider)).await
 }
 
-/// Removes a user-defined provider (a built-in edited by the user reverts to the built-in).
+/// Removes a user-defined provider from the config file (re-read first), or a built-in's
+/// override (the built-in's own settings come back).
 #[tauri::command]
 #[specta::specta]
 pub async fn delete_provider(state: State<'_, AppState>, id: String) -> CmdResult<()> {
-    let mut config = lock(&state.config);
-    let before = config.providers.len();
-    config.providers.retain(|p| p.id != id);
-    if config.providers.len() == before {
-        return Err(AppError::new(
-            format!("`{id}` is a built-in provider and cannot be deleted"),
-            Some("Edit it instead, or leave it unused."),
-        ));
-    }
-    config
-        .save(&state.paths.config_file())
-        .map_err(AppError::from_display)
+    state.edit_config(|doc| {
+        if doc
+            .remove_provider(&id)
+            .map_err(|e| AppError::new(format!("Not deleted: {e}"), None))?
+        {
+            Ok(true)
+        } else if is_builtin(&id) {
+            Err(AppError::new(
+                format!("`{id}` is a built-in provider and cannot be deleted"),
+                Some("Edit it instead, or leave it unused."),
+            ))
+        } else {
+            Err(AppError::new(
+                format!("the config file has no provider `{id}`"),
+                Some("It may have been removed from the file already."),
+            ))
+        }
+    })?;
+    Ok(())
 }
 
 fn find_provider(state: &AppState, id: &str) -> CmdResult<ProviderConfig> {
-    lock(&state.config)
+    state
+        .config()
         .providers()
         .into_iter()
         .find(|p| p.id == id)
@@ -398,8 +531,13 @@ pub async fn pick_workspace(state: State<'_, AppState>) -> CmdResult<Option<Stri
     let Some(dialogs) = lock(&state.dialogs).clone() else {
         return Err(AppError::new("no dialog support in this window", None));
     };
-    let picked = blocking(move || dialogs.pick_folder()).await?;
-    Ok(picked.map(|p| p.display().to_string()))
+    // One dialog at a time: a request while one is open is ignored (answers null).
+    if state.picking_folder.swap(true, Ordering::AcqRel) {
+        return Ok(None);
+    }
+    let picked = blocking(move || dialogs.pick_folder()).await;
+    state.picking_folder.store(false, Ordering::Release);
+    Ok(picked?.map(|p| p.display().to_string()))
 }
 
 /// Most files listed by [`workspace_files`].
@@ -515,7 +653,7 @@ async fn open_session(
     request: SessionRequest,
     resume: Option<PathBuf>,
 ) -> CmdResult<SessionView> {
-    let config = lock(&state.config).clone();
+    let config = state.config();
     let engine = state.engine.clone();
     let secrets = state.secrets.clone();
     let resolved = blocking(move || resolve(&config, &engine.registry, secrets.as_ref(), &request))
@@ -556,7 +694,7 @@ pub async fn resume_session(
     }
     let path = log_path(&state.paths.sessions_dir(), &session_id);
     let loaded = LoadedSession::read(&path).map_err(AppError::from_display)?;
-    let request = resume_request(&lock(&state.config).clone(), &loaded);
+    let request = resume_request(&state.config(), &loaded);
     match open_session(&state, request, Some(path.clone())).await {
         Ok(view) => Ok(view),
         Err(e) => {
@@ -600,7 +738,7 @@ pub async fn send_input(
             let Ok(loaded) = LoadedSession::read(&path) else {
                 return Err(not_open);
             };
-            let request = resume_request(&lock(&state.config).clone(), &loaded);
+            let request = resume_request(&state.config(), &loaded);
             open_session(&state, request, Some(path))
                 .await
                 .map_err(|e| {

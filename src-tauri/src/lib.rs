@@ -12,7 +12,7 @@ mod menu;
 pub mod state;
 mod watch;
 
-use tauri::{Manager, Runtime};
+use tauri::{Manager, RunEvent, Runtime};
 use tauri_specta::{Builder, collect_commands, collect_events};
 
 use crate::events::{AppEvent, EngineEventEnvelope, MenuAction, WorkspaceChanged};
@@ -69,7 +69,7 @@ pub fn run() {
     init_tracing();
     let builder = specta_builder::<tauri::Wry>();
     let invoke = builder.invoke_handler();
-    let result = tauri::Builder::default()
+    let app = tauri::Builder::default()
         .plugin(tauri_plugin_dialog::init())
         .plugin(tauri_plugin_window_state::Builder::default().build())
         .invoke_handler(invoke)
@@ -85,10 +85,47 @@ pub fn run() {
             app.manage(state);
             Ok(())
         })
-        .run(tauri::generate_context!());
-    if let Err(e) = result {
-        eprintln!("tack: the window could not start: {e}");
-        std::process::exit(1);
+        .build(tauri::generate_context!());
+    let app = match app {
+        Ok(app) => app,
+        Err(e) => {
+            eprintln!("tack: the window could not start: {e}");
+            std::process::exit(1);
+        }
+    };
+    app.run(|app, event| on_run_event(app, &event));
+}
+
+/// What the app does with its run loop's events: on exit (the last window closed, or
+/// [`quit`]), [`shut_down`].
+pub fn on_run_event<R: Runtime>(app: &tauri::AppHandle<R>, event: &RunEvent) {
+    if let RunEvent::Exit = event {
+        shut_down(app);
+    }
+}
+
+/// File → Quit: closes every window, exactly as closing them by hand does; the app exits
+/// when the last one is gone (and then [`shut_down`] runs, see [`on_run_event`]).
+pub fn quit<R: Runtime>(app: &tauri::AppHandle<R>) {
+    let windows = app.webview_windows();
+    if windows.is_empty() {
+        app.exit(0);
+        return;
+    }
+    for window in windows.values() {
+        if let Err(e) = window.close() {
+            tracing::warn!(error = %e, "could not close a window; exiting");
+            app.exit(0);
+            return;
+        }
+    }
+}
+
+/// The app is exiting (last window closed, or Quit): running turns are interrupted and
+/// given a moment to write their end to their session logs.
+pub fn shut_down<R: Runtime>(app: &tauri::AppHandle<R>) {
+    if let Some(state) = app.try_state::<AppState>() {
+        tauri::async_runtime::block_on(state.shutdown(state::SHUTDOWN_GRACE));
     }
 }
 

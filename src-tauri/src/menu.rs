@@ -20,7 +20,9 @@ pub(crate) fn build<R: Runtime>(handle: &AppHandle<R>) -> tauri::Result<Menu<R>>
             &PredefinedMenuItem::separator(handle)?,
             &item("settings", "Providers and Keys…", Some("CmdOrCtrl+,"))?,
             &PredefinedMenuItem::separator(handle)?,
-            &PredefinedMenuItem::quit(handle, None)?,
+            // Not the predefined quit item: Tauri does not support it on Linux (it shows greyed
+            // out there).
+            &item("quit", "Quit", Some("CmdOrCtrl+Q"))?,
         ],
     )?;
     let edit = Submenu::with_items(
@@ -67,6 +69,10 @@ pub(crate) fn build<R: Runtime>(handle: &AppHandle<R>) -> tauri::Result<Menu<R>>
 }
 
 pub(crate) fn handle<R: Runtime>(app: &AppHandle<R>, id: &str) {
+    if id == "quit" {
+        crate::quit(app);
+        return;
+    }
     if matches!(
         id,
         "new-session" | "open-folder" | "settings" | "toggle-inspector"

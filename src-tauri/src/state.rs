@@ -2,15 +2,17 @@
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::Duration;
 
-use tack_engine::config::{Config, Paths};
+use tack_engine::config::{Config, ConfigDocument, Paths};
 use tack_engine::secrets::{KeychainStore, SecretStore};
 use tack_engine::session::{Engine, Session};
 use tack_protocol::EngineEvent;
 use tokio::sync::mpsc::UnboundedReceiver;
 
-use crate::commands::AppError;
+use crate::commands::{AppError, ConfigProblem};
 use crate::events::{AppEvent, EngineEventEnvelope};
 use crate::watch::WorkspaceWatcher;
 
@@ -34,12 +36,25 @@ pub struct AppState {
     pub paths: Paths,
     /// Where keys live.
     pub secrets: Arc<dyn SecretStore>,
-    pub(crate) config: Mutex<Config>,
+    config: Mutex<LoadedConfig>,
     pub(crate) sessions: Mutex<HashMap<String, Session>>,
     pub(crate) watchers: Mutex<HashMap<PathBuf, WorkspaceWatcher>>,
     pub(crate) dialogs: Mutex<Option<Arc<dyn Dialogs>>>,
+    /// A folder dialog is open: a second request is ignored (the dialog is not modal on every
+    /// platform).
+    pub(crate) picking_folder: AtomicBool,
     emit: Emit,
 }
+
+/// The settings last read from the config file, and why the latest read failed, if it did.
+#[derive(Default)]
+struct LoadedConfig {
+    config: Config,
+    problem: Option<ConfigProblem>,
+}
+
+/// How long quitting waits for running turns to write their end to their logs.
+pub const SHUTDOWN_GRACE: Duration = Duration::from_secs(5);
 
 impl AppState {
     /// State for the real app: folders from the environment, the OS keychain.
@@ -52,25 +67,92 @@ impl AppState {
 
     /// State with explicit folders and key store (tests).
     ///
+    /// A config file that does not load is not an error here: the app runs with the built-in
+    /// providers and reports the problem ([`AppState::config_problem`]) so the window can say
+    /// what to fix.
+    ///
     /// # Errors
-    /// When the engine cannot start or the config file is invalid.
+    /// When the engine cannot start.
     pub fn new(
         paths: Paths,
         secrets: Arc<dyn SecretStore>,
         emit: Emit,
     ) -> Result<AppState, AppError> {
-        let config = Config::load(&paths.config_file()).map_err(AppError::from_display)?;
         let engine = Arc::new(Engine::new(paths.clone()).map_err(AppError::from_display)?);
-        Ok(AppState {
+        let state = AppState {
             engine,
             paths,
             secrets,
-            config: Mutex::new(config),
+            config: Mutex::new(LoadedConfig::default()),
             sessions: Mutex::new(HashMap::new()),
             watchers: Mutex::new(HashMap::new()),
             dialogs: Mutex::new(None),
+            picking_folder: AtomicBool::new(false),
             emit,
-        })
+        };
+        state.config();
+        if let Some(problem) = state.config_problem() {
+            tracing::warn!(path = %problem.path, error = %problem.details, "the config file does not load; using the built-in providers");
+        }
+        Ok(state)
+    }
+
+    /// The settings, read from the file now (the user may edit it while Tack runs). When the
+    /// file does not load, the last settings that did (at startup: none, so the built-in
+    /// providers) and [`AppState::config_problem`] says why.
+    pub fn config(&self) -> Config {
+        let path = self.paths.config_file();
+        let read = Config::load(&path);
+        let mut loaded = lock(&self.config);
+        match read {
+            Ok(config) => {
+                loaded.config = config;
+                loaded.problem = None;
+            }
+            Err(e) => loaded.problem = Some(ConfigProblem::from_error(&path, &e)),
+        }
+        loaded.config.clone()
+    }
+
+    /// Why the config file did not load the last time it was read, if it didn't.
+    pub fn config_problem(&self) -> Option<ConfigProblem> {
+        lock(&self.config).problem.clone()
+    }
+
+    /// Applies one change to the config file: re-reads it, lets `change` edit the document
+    /// (returning whether it changed anything), writes it back when it did. A file that does
+    /// not load is never written: the change is refused with an error saying where the file
+    /// is broken and what to do.
+    ///
+    /// # Errors
+    /// The refusal above, `change`'s own error, or a failed write.
+    pub(crate) fn edit_config(
+        &self,
+        change: impl FnOnce(&mut ConfigDocument) -> Result<bool, AppError>,
+    ) -> Result<Config, AppError> {
+        let path = self.paths.config_file();
+        let mut doc = match ConfigDocument::load(&path) {
+            Ok(doc) => doc,
+            Err(e) => {
+                let problem = ConfigProblem::from_error(&path, &e);
+                let refusal = problem.refusal();
+                lock(&self.config).problem = Some(problem);
+                return Err(refusal);
+            }
+        };
+        if change(&mut doc)? {
+            doc.save().map_err(|e| {
+                AppError::new(
+                    format!("Settings were not saved: {e}"),
+                    Some("Check that the config folder is writable."),
+                )
+            })?;
+        }
+        let config = doc.config().clone();
+        let mut loaded = lock(&self.config);
+        loaded.config = config.clone();
+        loaded.problem = None;
+        Ok(config)
     }
 
     /// Installs native dialogs.
@@ -106,6 +188,26 @@ impl AppState {
                 })));
             }
         });
+    }
+
+    /// What closing the window does, and File → Quit: interrupts every running turn and waits
+    /// (at most `grace`) until each has closed its turn in its session log, so a reopened
+    /// session shows the turn as interrupted with everything it had finished.
+    pub async fn shutdown(&self, grace: Duration) {
+        let live: Vec<Session> = lock(&self.sessions).values().cloned().collect();
+        let running: Vec<Session> = live.into_iter().filter(Session::is_running).collect();
+        for session in &running {
+            session.interrupt();
+        }
+        let deadline = tokio::time::Instant::now() + grace;
+        for session in &running {
+            if tokio::time::timeout_at(deadline, session.wait_idle())
+                .await
+                .is_err()
+            {
+                tracing::warn!(session = %session.id(), "the turn did not stop in time; quitting anyway");
+            }
+        }
     }
 
     /// Starts watching a workspace (idempotent).

@@ -29,19 +29,32 @@ struct Harness {
     responses: Mutex<Vec<String>>,
 }
 
+/// The config file most tests start with: one provider, `test`, at `base_url`.
+fn test_config(base_url: &str) -> String {
+    format!(
+        "[[providers]]\nid = \"test\"\nname = \"Replay\"\nbase_url = \"{base_url}\"\nwire = \"chat\"\nenv_key = \"TACK_IPC_TEST_UNSET_KEY\"\nmodel = \"m\"\nharness = \"minimal\"\n"
+    )
+}
+
 impl Harness {
     fn new(base_url: &str) -> Harness {
+        Harness::with_config(&test_config(base_url))
+    }
+
+    /// A window over a config file with exactly this text.
+    fn with_config(config: &str) -> Harness {
+        Harness::build(config).0
+    }
+
+    /// The harness and its app (for tests that run the app's event loop).
+    fn build(config: &str) -> (Harness, tauri::App<MockRuntime>) {
         let dir = tempfile::tempdir().unwrap();
         let paths = Paths {
             config_dir: dir.path().join("config"),
             data_dir: dir.path().join("data"),
         };
         std::fs::create_dir_all(&paths.config_dir).unwrap();
-        std::fs::write(
-            paths.config_file(),
-            format!("[[providers]]\nid = \"test\"\nname = \"Replay\"\nbase_url = \"{base_url}\"\nwire = \"chat\"\nenv_key = \"TACK_IPC_TEST_UNSET_KEY\"\nmodel = \"m\"\nharness = \"minimal\"\n"),
-        )
-        .unwrap();
+        std::fs::write(paths.config_file(), config).unwrap();
         let workspace = dir.path().join("ws");
         std::fs::create_dir_all(&workspace).unwrap();
         std::fs::write(workspace.join("notes.txt"), "hello").unwrap();
@@ -60,22 +73,55 @@ impl Harness {
             }),
         )
         .unwrap();
+        // The test makes its own window; the config's would open when the event loop runs.
+        let mut context = tauri::generate_context!();
+        context.config_mut().app.windows.clear();
         let app = mock_builder()
             .invoke_handler(tack_app::specta_builder::<MockRuntime>().invoke_handler())
-            .build(tauri::generate_context!())
+            .build(context)
             .unwrap();
         app.manage(state);
         let webview = tauri::WebviewWindowBuilder::new(&app, "main", Default::default())
             .build()
             .unwrap();
-        Harness {
-            _dir: dir,
-            webview,
-            events,
-            paths,
-            workspace: std::fs::canonicalize(workspace).unwrap(),
-            responses: Mutex::new(Vec::new()),
-        }
+        (
+            Harness {
+                _dir: dir,
+                webview,
+                events,
+                paths,
+                workspace: std::fs::canonicalize(workspace).unwrap(),
+                responses: Mutex::new(Vec::new()),
+            },
+            app,
+        )
+    }
+
+    fn config_text(&self) -> String {
+        std::fs::read_to_string(self.paths.config_file()).unwrap()
+    }
+
+    fn provider(&self, id: &str) -> Value {
+        self.invoke("list_providers", json!({}))
+            .unwrap()
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|p| p["id"] == id)
+            .cloned()
+            .unwrap_or_else(|| panic!("no provider `{id}`"))
+    }
+
+    /// Saves a provider view back as the form would (its fields as shown).
+    fn save(&self, view: &Value) -> Result<Value, Value> {
+        self.invoke(
+            "save_provider",
+            json!({"input": {
+                "id": view["id"], "name": view["name"], "baseUrl": view["baseUrl"],
+                "wire": view["wire"], "model": view["model"], "harness": view["harness"],
+                "envKey": view["envKey"],
+            }}),
+        )
     }
 
     fn invoke(&self, cmd: &str, args: Value) -> Result<Value, Value> {
@@ -279,4 +325,265 @@ fn errors_carry_a_message_and_a_hint() {
         )
         .unwrap();
     assert_eq!(inferred["harness"], "minimal");
+}
+
+const BROKEN: &str = "default_provider = \"local\n";
+
+#[test]
+fn a_broken_config_file_opens_with_the_built_ins_says_where_and_is_never_overwritten() {
+    let h = Harness::with_config(BROKEN);
+    let info = h.invoke("app_info", json!({})).unwrap();
+    let problem = &info["configProblem"];
+    assert_eq!(
+        problem["path"],
+        h.paths.config_file().display().to_string(),
+        "{info}"
+    );
+    assert_eq!(
+        (problem["line"].clone(), problem["column"].clone()),
+        (json!(1), json!(26))
+    );
+    assert!(
+        problem["summary"]
+            .as_str()
+            .unwrap()
+            .starts_with("invalid basic string"),
+        "{problem}"
+    );
+    assert!(
+        problem["details"]
+            .as_str()
+            .unwrap()
+            .contains("default_provider = \"local"),
+        "{problem}"
+    );
+    // The built-ins are there, the local model first.
+    let providers = h.invoke("list_providers", json!({})).unwrap();
+    assert_eq!(providers[0]["id"], "local");
+    assert!(
+        providers
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|p| p["builtin"] == true)
+    );
+
+    // Saving (or deleting) refuses, says why and what to do, and leaves the file alone.
+    let local = h.provider("local");
+    let err = h.save(&local).unwrap_err();
+    let message = err["message"].as_str().unwrap();
+    assert!(
+        message.contains(&h.paths.config_file().display().to_string()),
+        "{err}"
+    );
+    assert!(message.contains("line 1, column 26"), "{err}");
+    assert!(message.contains("does not overwrite"), "{err}");
+    assert!(
+        err["hint"].as_str().unwrap().contains("move it away"),
+        "{err}"
+    );
+    let err = h
+        .invoke("delete_provider", json!({"id": "work"}))
+        .unwrap_err();
+    assert!(err["message"].as_str().unwrap().contains("line 1"), "{err}");
+    assert_eq!(h.config_text(), BROKEN);
+    // Keys don't touch the file: they still work.
+    h.invoke(
+        "set_provider_key",
+        json!({"id": "openai", "key": "sk-xyz-1234"}),
+    )
+    .unwrap();
+
+    // Fixed outside Tack: the problem goes and saving works again.
+    std::fs::write(h.paths.config_file(), "default_provider = \"local\"\n").unwrap();
+    let info = h.invoke("app_info", json!({})).unwrap();
+    assert!(info["configProblem"].is_null(), "{info}");
+    let mut changed = local.clone();
+    changed["model"] = json!("smollm2-360m");
+    h.save(&changed).unwrap();
+    assert!(
+        h.config_text()
+            .starts_with("default_provider = \"local\"\n")
+    );
+    assert!(h.config_text().contains("model = \"smollm2-360m\""));
+}
+
+#[test]
+fn a_save_rereads_the_file_and_changes_only_its_own_provider() {
+    let h = Harness::new("http://127.0.0.1:9/v1");
+    // Edited by hand while the app runs.
+    let by_hand = format!(
+        "# Mine: keep this.\napproval = \"untrusted\"\n\n{}\n[[providers]]\nid = \"extra\"  # added by hand\nname = \"Extra\"\nbase_url = \"http://127.0.0.1:10/v1\"\nwire = \"chat\"\nmodel = \"x\"\n",
+        test_config("http://127.0.0.1:9/v1")
+    );
+    std::fs::write(h.paths.config_file(), &by_hand).unwrap();
+    // The window sees the file as it is now.
+    assert_eq!(h.provider("extra")["name"], "Extra");
+
+    let mut test = h.provider("test");
+    test["model"] = json!("m2");
+    let saved = h.save(&test).unwrap();
+    assert_eq!(saved["model"], "m2");
+    assert_eq!(
+        h.config_text(),
+        by_hand.replace("model = \"m\"\n", "model = \"m2\"\n")
+    );
+
+    // A new provider is appended; deleting one leaves the rest.
+    let mut other = test.clone();
+    other["id"] = json!("other");
+    h.save(&other).unwrap();
+    h.invoke("delete_provider", json!({"id": "extra"})).unwrap();
+    let text = h.config_text();
+    assert!(
+        text.starts_with("# Mine: keep this.\napproval = \"untrusted\"\n"),
+        "{text}"
+    );
+    assert!(!text.contains("extra"), "{text}");
+    assert!(text.contains("id = \"other\""), "{text}");
+    let err = h
+        .invoke("delete_provider", json!({"id": "extra"}))
+        .unwrap_err();
+    assert!(err["message"].as_str().unwrap().contains("extra"), "{err}");
+}
+
+#[test]
+fn a_built_in_saved_unchanged_stays_built_in_and_a_changed_one_is_an_override() {
+    let h = Harness::new("http://127.0.0.1:9/v1");
+    let before = h.config_text();
+    let deepseek = h.provider("deepseek");
+    assert_eq!(
+        (deepseek["builtin"].clone(), deepseek["overridden"].clone()),
+        (json!(true), json!(false))
+    );
+
+    // Unchanged: the file stays as it was, the provider stays a plain built-in.
+    let saved = h.save(&deepseek).unwrap();
+    assert_eq!(
+        (saved["builtin"].clone(), saved["overridden"].clone()),
+        (json!(true), json!(false))
+    );
+    assert_eq!(h.config_text(), before);
+
+    // Changed: stored as an override, still shown as the built-in.
+    let mut changed = deepseek.clone();
+    changed["model"] = json!("deepseek-reasoner");
+    let saved = h.save(&changed).unwrap();
+    assert_eq!(
+        (saved["builtin"].clone(), saved["overridden"].clone()),
+        (json!(true), json!(true))
+    );
+    assert!(h.config_text().contains("id = \"deepseek\""));
+    let listed = h.provider("deepseek");
+    assert_eq!(listed["model"], "deepseek-reasoner");
+    assert_eq!(listed["builtin"], true);
+
+    // Saved back to the built-in's values: the override goes.
+    h.save(&deepseek).unwrap();
+    assert_eq!(h.config_text(), before);
+
+    // Reset to built-in is deleting the override; the built-in itself can't be deleted.
+    h.save(&changed).unwrap();
+    h.invoke("delete_provider", json!({"id": "deepseek"}))
+        .unwrap();
+    assert_eq!(h.config_text(), before);
+    assert_eq!(h.provider("deepseek")["model"], "deepseek-chat");
+    let err = h
+        .invoke("delete_provider", json!({"id": "deepseek"}))
+        .unwrap_err();
+    assert!(
+        err["message"].as_str().unwrap().contains("built-in"),
+        "{err}"
+    );
+}
+
+/// A folder dialog that stays open until the test closes it.
+struct HeldDialog {
+    opened: Mutex<std::sync::mpsc::Sender<()>>,
+    close: Mutex<std::sync::mpsc::Receiver<std::path::PathBuf>>,
+    count: std::sync::atomic::AtomicUsize,
+}
+
+impl tack_app::state::Dialogs for HeldDialog {
+    fn pick_folder(&self) -> Option<std::path::PathBuf> {
+        self.count.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        self.opened.lock().unwrap().send(()).unwrap();
+        self.close.lock().unwrap().recv().ok()
+    }
+
+    fn save_file(&self, _suggested_name: &str) -> Option<std::path::PathBuf> {
+        None
+    }
+}
+
+#[test]
+fn a_second_folder_dialog_is_not_opened_while_one_is_open() {
+    let h = Harness::new("http://127.0.0.1:9/v1");
+    let (opened_tx, opened) = std::sync::mpsc::channel();
+    let (close, close_rx) = std::sync::mpsc::channel();
+    let dialog = Arc::new(HeldDialog {
+        opened: Mutex::new(opened_tx),
+        close: Mutex::new(close_rx),
+        count: Default::default(),
+    });
+    h.webview.state::<AppState>().set_dialogs(dialog.clone());
+    std::thread::scope(|scope| {
+        let first = scope.spawn(|| h.invoke("pick_workspace", json!({})));
+        opened.recv().unwrap();
+        // While it is open, another request answers "nothing picked" at once.
+        assert_eq!(h.invoke("pick_workspace", json!({})).unwrap(), Value::Null);
+        close.send(h.workspace.clone()).unwrap();
+        assert_eq!(
+            first.join().unwrap().unwrap(),
+            json!(h.workspace.display().to_string())
+        );
+    });
+    assert_eq!(dialog.count.load(std::sync::atomic::Ordering::SeqCst), 1);
+    // Closed: the next request opens it again.
+    close.send(h.workspace.clone()).unwrap();
+    assert_eq!(
+        h.invoke("pick_workspace", json!({})).unwrap(),
+        json!(h.workspace.display().to_string())
+    );
+    assert_eq!(dialog.count.load(std::sync::atomic::Ordering::SeqCst), 2);
+}
+
+#[test]
+fn quit_closes_the_window_and_a_running_turn_ends_interrupted_in_its_log() {
+    // The model never answers: the turn is still running when the user quits.
+    let provider = ReplayProvider::start([ScriptedResponse::hang()]);
+    let (h, app) = Harness::build(&test_config(&provider.url("/v1")));
+    let view = h
+        .invoke(
+            "start_session",
+            json!({"input": {"cwd": h.workspace, "providerId": "test", "model": null, "harness": null, "approval": "untrusted"}}),
+        )
+        .unwrap();
+    let session_id = view["id"].as_str().unwrap().to_string();
+    h.invoke(
+        "send_input",
+        json!({"sessionId": session_id, "text": "hello?"}),
+    )
+    .unwrap();
+    h.wait_for_event("turn_started");
+
+    // File → Quit once the event loop runs: it closes the window, exits, and shuts down on
+    // the way out.
+    app.run(|handle, event| {
+        if let tauri::RunEvent::Ready = event {
+            tack_app::quit(handle);
+        }
+        tack_app::on_run_event(handle, &event);
+    });
+
+    let log = std::fs::read_to_string(h.paths.sessions_dir().join(format!("{session_id}.jsonl")))
+        .unwrap();
+    let ended: Vec<Value> = log
+        .lines()
+        .map(|l| serde_json::from_str::<Value>(l).unwrap())
+        .filter(|r| r["type"] == "turn_ended")
+        .collect();
+    assert_eq!(ended.len(), 1, "{log}");
+    assert_eq!(ended[0]["status"], "interrupted", "{log}");
+    assert!(log.contains("hello?"));
 }

@@ -11,9 +11,16 @@ export const commands = {
 	appInfo: () => typedError<AppInfo, AppError>(__TAURI_INVOKE("app_info")),
 	/**  All providers with their key status. */
 	listProviders: () => typedError<ProviderView[], AppError>(__TAURI_INVOKE("list_providers")),
-	/**  Adds or updates a provider in the config file. */
+	/**
+	 *  Adds or updates a provider in the config file: re-reads the file and changes only this
+	 *  provider's entry. A built-in saved unchanged leaves the file alone (or drops an override
+	 *  that now equals it); a changed built-in is stored as an override of it.
+	 */
 	saveProvider: (input: ProviderInput) => typedError<ProviderView, AppError>(__TAURI_INVOKE("save_provider", { input })),
-	/**  Removes a user-defined provider (a built-in edited by the user reverts to the built-in). */
+	/**
+	 *  Removes a user-defined provider from the config file (re-read first), or a built-in's
+	 *  override (the built-in's own settings come back).
+	 */
 	deleteProvider: (id: string) => typedError<null, AppError>(__TAURI_INVOKE("delete_provider", { id })),
 	/**  Stores a provider key in the OS keychain. The key is never sent back. */
 	setProviderKey: (id: string, key: string) => typedError<KeyState, AppError>(__TAURI_INVOKE("set_provider_key", { id, key })),
@@ -98,6 +105,11 @@ export type AppInfo = {
 	dataDir: string,
 	/**  Keychain availability. */
 	keychain: KeychainStatusView,
+	/**
+	 *  Why the config file does not load, when it doesn't (the app then runs with the built-in
+	 *  providers and refuses to write the file).
+	 */
+	configProblem: ConfigProblem | null,
 };
 
 /**  The action awaiting approval. */
@@ -157,6 +169,20 @@ export type ApprovalRequest = {
 	reason: string,
 	/**  How risky the action looks. */
 	risk: Risk,
+};
+
+/**  A config file that does not load: where, and the parser's own words. */
+export type ConfigProblem = {
+	/**  The file. */
+	path: string,
+	/**  1-based line of the error, when known. */
+	line: number | null,
+	/**  1-based column (characters) of the error, when known. */
+	column: number | null,
+	/**  One line: what is wrong (e.g. "invalid basic string", "permission denied"). */
+	summary: string,
+	/**  Everything the parser said (it may quote the line and point at the column). */
+	details: string,
 };
 
 /**  One part of a message or of a tool output. */
@@ -646,6 +672,11 @@ export type ProviderView = {
 	key: KeyState,
 	/**  Built into Tack (can be edited, not deleted). */
 	builtin: boolean,
+	/**
+	 *  A built-in whose settings the config file replaces (deleting the provider resets it to
+	 *  the built-in settings).
+	 */
+	overridden: boolean,
 };
 
 /**  One question. */

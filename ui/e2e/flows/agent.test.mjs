@@ -131,6 +131,8 @@ test("text protocol: commands read from the model's text link back to it; Tack's
   const harness = page.getByLabel("Harness", { exact: true });
   // DeepSeek speaks chat: a Messages-only harness is offered but disabled, with the reason.
   const zcode = harness.locator("option[value=zcode]");
+  // The options follow the provider, which is picked once the provider list has arrived.
+  await harness.locator("option[value=zcode][disabled]").waitFor({ state: "attached" });
   assert.equal(await zcode.isDisabled(), true);
   assert.equal(await zcode.textContent(), "zcode — messages only; this provider speaks chat");
   await harness.selectOption("swe-agent");

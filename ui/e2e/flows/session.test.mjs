@@ -166,7 +166,7 @@ test("an auth error says what to do next", async () => {
   await send(app, "List the crates");
   const alert = page.getByRole("alert", { name: /The provider refused the key/ });
   await alert.waitFor();
-  await alert.getByText("Set the key in Settings.").waitFor();
+  await alert.getByText("Set the key in Settings, or set DEEPSEEK_API_KEY in the environment Tack starts from.").waitFor();
   await alert.getByText("HTTP 401", { exact: true }).waitFor();
   await page.getByText("Turn stopped after an error.").waitFor();
   await app.shot("10-auth-error");

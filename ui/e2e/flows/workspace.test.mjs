@@ -34,6 +34,7 @@ test("inspector: request body tree with search, raw SSE with times, events, copy
   await page.keyboard.press("Control+i");
   const inspector = page.getByRole("complementary", { name: "Inspector" });
   await inspector.waitFor();
+  await inspector.getByText("1 exchange", { exact: true }).waitFor();
   await inspector.getByRole("row", { name: /main/ }).first().click();
   await inspector.getByText("https://api.deepseek.com/v1/chat/completions").waitFor();
   await inspector.getByText("[REDACTED]").first().waitFor();
@@ -92,6 +93,57 @@ test("settings without a keychain explain the environment variable", async () =>
   await page.getByRole("note").filter({ hasText: "DEEPSEEK_API_KEY" }).waitFor();
   assert.equal(await page.getByLabel("Set key").count(), 0);
   await app.shot("15-settings-no-keychain");
+  await app.context.close();
+});
+
+test("without a keychain, a provider that needs no key gets no keychain warning", async () => {
+  const app = await openApp(browser, { config: { keychainAvailable: false } });
+  const { page } = app;
+  await page.getByRole("button", { name: "Settings", exact: true }).click();
+  await page.getByRole("button", { name: /Local model \(llama\.cpp, embedded\)/ }).click();
+  const editor = page.getByRole("region", { name: "Provider" });
+  await editor.getByText("This provider needs no key.").waitFor();
+  await editor.getByText("Key environment variable", { exact: true }).first().waitFor();
+  assert.equal(await editor.getByText("The system keychain is not available here").count(), 0);
+  assert.equal(await page.getByText("No system keychain.").count(), 0);
+  assert.equal(await editor.getByText(/above/).count(), 0);
+  await app.shot("29-settings-no-keychain-local");
+  assert.deepEqual(await app.violations(), []);
+  await app.context.close();
+});
+
+test("a config file that does not load: the window opens, says where and what to do, and refuses to save", async () => {
+  const app = await openApp(browser, { config: { brokenConfig: true } });
+  const { page } = app;
+  const banner = page.getByRole("alert", { name: "The config file has an error" });
+  await banner.getByText("Tack can't read its config file").waitFor();
+  await banner.getByText(/has an error at line 1, column 26/).waitFor();
+  await banner.getByText("/home/dev/.config/tack/config.toml", { exact: true }).waitFor();
+  // The start panel still offers the built-in providers.
+  await page.getByLabel("Provider", { exact: true }).locator("option", { hasText: "Local model" }).waitFor({ state: "attached" });
+  await app.shot("27-config-error-start");
+
+  await page.getByRole("button", { name: "Settings", exact: true }).click();
+  await banner.waitFor();
+  await page.getByRole("button", { name: /^DeepSeek/ }).click();
+  await page.getByLabel("Default model").fill("deepseek-reasoner");
+  await page.getByRole("button", { name: "Save changes" }).click();
+  await page.getByRole("alert").filter({ hasText: "Not saved:" }).getByText(/does not overwrite a config file it cannot read/).waitFor();
+  await app.shot("28-config-error-settings");
+
+  // Fixed outside Tack: "Check again" clears the banner and saving works.
+  await page.evaluate(() => window.__tackMock.fixConfig());
+  await banner.getByRole("button", { name: "Check again" }).click();
+  await banner.waitFor({ state: "detached" });
+  await page.getByRole("button", { name: /^DeepSeek/ }).click();
+  await page.getByLabel("Default model").fill("deepseek-reasoner");
+  await page.getByRole("button", { name: "Save changes" }).click();
+  await page.getByRole("heading", { name: /DeepSeek/ }).getByText("edited").waitFor();
+  await page.getByRole("button", { name: "Reset to built-in" }).click();
+  await page.getByRole("alertdialog").getByRole("button", { name: "Reset to built-in" }).click();
+  await page.getByRole("heading", { name: /DeepSeek/ }).getByText("edited").waitFor({ state: "detached" });
+  assert.equal(await page.getByLabel("Default model").inputValue(), "deepseek-chat");
+  assert.deepEqual(await app.violations(), []);
   await app.context.close();
 });
 

@@ -13,6 +13,7 @@
  */
 import type {
   ApprovalDecision,
+  ConfigProblem,
   ApprovalRequest,
   EngineEvent,
   Exchange,
@@ -70,7 +71,18 @@ export interface MockConfig {
   largeSession?: number;
   /** Adds the past sessions saved mid-turn (waiting for an approval) to the workspace. */
   midTurnSessions?: boolean;
+  /** The config file does not load ({@link BROKEN_CONFIG}); the shell then refuses to write it. */
+  brokenConfig?: boolean;
 }
+
+/** What the shell reports for `default_provider = "local` (an unterminated string) on line 1. */
+export const BROKEN_CONFIG: ConfigProblem = {
+  path: "/home/dev/.config/tack/config.toml",
+  line: 1,
+  column: 26,
+  summary: "invalid basic string, expected `\"`",
+  details: 'TOML parse error at line 1, column 26\n  |\n1 | default_provider = "local\n  |                          ^\ninvalid basic string, expected `"`',
+};
 
 export interface InvokeCall {
   cmd: string;
@@ -125,11 +137,12 @@ function key(set: boolean, last4: string | null, source: KeyState["source"], nee
 
 function initialProviders(): ProviderView[] {
   return [
-    { id: "deepseek", name: "DeepSeek", baseUrl: "https://api.deepseek.com/v1", wire: "chat", model: "deepseek-chat", harness: "minimal", envKey: "DEEPSEEK_API_KEY", key: key(true, "a9f2", "keychain"), builtin: true },
-    { id: "anthropic", name: "Anthropic", baseUrl: "https://api.anthropic.com/v1", wire: "messages", model: "claude-sonnet-4-5", harness: "claude-code", envKey: "ANTHROPIC_API_KEY", key: key(false, null, "none"), builtin: true },
-    { id: "openai", name: "OpenAI", baseUrl: "https://api.openai.com/v1", wire: "responses", model: "gpt-5-codex", harness: null, envKey: "OPENAI_API_KEY", key: key(true, "7Qx1", "env"), builtin: true },
-    { id: "llama-local", name: "llama.cpp (local)", baseUrl: "http://127.0.0.1:8080/v1", wire: "chat", model: "qwen2.5-coder-7b", harness: "minimal", envKey: null, key: key(false, null, "none", false), builtin: false },
-    { id: "vllm-local", name: "vLLM (local)", baseUrl: "http://127.0.0.1:8000/v1", wire: "chat", model: "Qwen/Qwen3-Coder-30B-A3B-Instruct", harness: null, envKey: null, key: key(false, null, "none", false), builtin: false },
+    { id: "deepseek", name: "DeepSeek", baseUrl: "https://api.deepseek.com/v1", wire: "chat", model: "deepseek-chat", harness: "minimal", envKey: "DEEPSEEK_API_KEY", key: key(true, "a9f2", "keychain"), builtin: true, overridden: false },
+    { id: "anthropic", name: "Anthropic", baseUrl: "https://api.anthropic.com/v1", wire: "messages", model: "claude-sonnet-4-5", harness: "claude-code", envKey: "ANTHROPIC_API_KEY", key: key(false, null, "none"), builtin: true, overridden: false },
+    { id: "openai", name: "OpenAI", baseUrl: "https://api.openai.com/v1", wire: "responses", model: "gpt-5-codex", harness: null, envKey: "OPENAI_API_KEY", key: key(true, "7Qx1", "env"), builtin: true, overridden: false },
+    { id: "llama-local", name: "llama.cpp (local)", baseUrl: "http://127.0.0.1:8080/v1", wire: "chat", model: "qwen2.5-coder-7b", harness: "minimal", envKey: null, key: key(false, null, "none", false), builtin: false, overridden: false },
+    { id: "local", name: "Local model (llama.cpp, embedded)", baseUrl: "http://127.0.0.1:8082/v1", wire: "chat", model: "smollm2-135m", harness: "minimal", envKey: null, key: key(false, null, "none", false), builtin: true, overridden: false },
+    { id: "vllm-local", name: "vLLM (local)", baseUrl: "http://127.0.0.1:8000/v1", wire: "chat", model: "Qwen/Qwen3-Coder-30B-A3B-Instruct", harness: null, envKey: null, key: key(false, null, "none", false), builtin: false, overridden: false },
   ];
 }
 
@@ -319,6 +332,7 @@ export class MockShell {
   private queue: string[];
   private readonly speed: number;
   private readonly keychainAvailable: boolean;
+  private configProblem: ConfigProblem | null;
   readonly workspace: string;
 
   constructor(
@@ -330,6 +344,9 @@ export class MockShell {
     this.queue = [...(config.turns ?? [])];
     this.speed = config.speed ?? 1;
     this.keychainAvailable = config.keychainAvailable ?? true;
+    this.configProblem = config.brokenConfig ? BROKEN_CONFIG : null;
+    // A file that does not load contributes nothing: only the built-ins are offered.
+    if (this.configProblem) this.providers = this.providers.filter((p) => p.builtin);
     this.workspace = config.workspace ?? "/home/dev/tack";
     if (!this.keychainAvailable) {
       // Without a keychain the only source is the environment.
@@ -435,6 +452,7 @@ export class MockShell {
           keychain: this.keychainAvailable
             ? { available: true, message: null }
             : { available: false, message: "Secret Service: no result found" },
+          configProblem: this.configProblem,
         };
       case "list_providers":
         return this.providers;
@@ -529,17 +547,45 @@ export class MockShell {
     };
   }
 
+  /** The file is fixed (or moved away): the shell reads it again on the next `appInfo`. */
+  fixConfig(): void {
+    this.configProblem = null;
+    this.providers = initialProviders();
+  }
+
+  /** Like the shell: a config file that does not load is never written. */
+  private refuseBrokenConfig(): void {
+    const problem = this.configProblem;
+    if (!problem) return;
+    throw new ShellError(
+      `Not saved: ${problem.path} has an error at line ${problem.line}, column ${problem.column} (${problem.summary}), and Tack does not overwrite a config file it cannot read.`,
+      `Fix the file in an editor, or move it away (e.g. to ${problem.path}.broken) to start from the built-in settings, then save again.`,
+    );
+  }
+
   private saveProvider(input: ProviderInput): ProviderView {
+    this.refuseBrokenConfig();
     if (!input.id || !input.baseUrl) throw new ShellError("A provider needs an id and a base URL.");
     const existing = this.providers.find((p) => p.id === input.id);
-    const saved: ProviderView = { ...input, key: existing?.key ?? key(false, null, "none"), builtin: existing?.builtin ?? false };
+    const builtin = initialProviders().find((p) => p.id === input.id && p.builtin);
+    // A built-in saved as it is stays a plain built-in; changed, it is an override of it.
+    const overridden =
+      builtin !== undefined &&
+      (Object.keys(input) as Array<keyof ProviderInput>).some((k) => (input[k] ?? null) !== (builtin[k] ?? null));
+    const saved: ProviderView = { ...input, key: existing?.key ?? key(false, null, "none"), builtin: builtin !== undefined, overridden };
     this.providers = existing ? this.providers.map((p) => (p.id === input.id ? saved : p)) : [...this.providers, saved];
     return saved;
   }
 
   private deleteProvider(id: string): null {
+    this.refuseBrokenConfig();
     const provider = this.providers.find((p) => p.id === id);
-    if (provider?.builtin) throw new ShellError("Built-in providers can't be deleted.", "Clear its key instead.");
+    if (provider?.builtin) {
+      if (!provider.overridden) throw new ShellError(`\`${id}\` is a built-in provider and cannot be deleted`, "Edit it instead, or leave it unused.");
+      const original = initialProviders().find((p) => p.id === id);
+      this.providers = this.providers.map((p) => (p.id === id && original ? { ...original, key: p.key } : p));
+      return null;
+    }
     this.providers = this.providers.filter((p) => p.id !== id);
     return null;
   }

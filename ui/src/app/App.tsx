@@ -1,5 +1,5 @@
 import { lazy, Suspense, useEffect } from "react";
-import { describeFailure, hasShell, shell, subscribeMenuActions, subscribeWorkspaceChanges } from "../ipc";
+import { hasShell, subscribeMenuActions, subscribeWorkspaceChanges } from "../ipc";
 import { interruptTurn } from "../session/actions";
 import { startLiveUpdates } from "../session/live";
 import { SessionView } from "../session/SessionView";
@@ -7,7 +7,6 @@ import { useSessionStore } from "../session/store";
 import { useCatalogStore } from "../settings/catalogStore";
 import { StartPanel } from "../start/StartPanel";
 import { Toaster } from "../toast/Toaster";
-import { toast } from "../toast/toastStore";
 import { Sidebar } from "../workspace/Sidebar";
 import { useWorkspaceStore } from "../workspace/workspaceStore";
 import { useUiStore } from "./uiStore";
@@ -79,13 +78,7 @@ async function runMenuAction(action: string): Promise<void> {
       ui.show("settings");
       return;
     case "open-folder":
-      try {
-        const folder = await shell.pickWorkspace();
-        if (folder) useWorkspaceStore.getState().setCwd(folder);
-      } catch (error) {
-        const { message, hint } = describeFailure(error);
-        toast.error(`Could not open the folder dialog: ${message}`, hint);
-      }
+      await useWorkspaceStore.getState().pickFolder();
       return;
   }
 }

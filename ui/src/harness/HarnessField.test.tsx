@@ -24,6 +24,7 @@ const provider: ProviderView = {
   envKey: null,
   key: { set: false, last4: null, source: "none", needed: false },
   builtin: false,
+  overridden: false,
 };
 
 function Picker({ model = provider.model }: { model?: string }) {

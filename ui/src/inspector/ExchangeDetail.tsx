@@ -9,6 +9,7 @@ import { toast } from "../toast/toastStore";
 import { formatMs, parsePromptSource } from "./format";
 import { JsonTree } from "./JsonTree";
 import { PromptSourceLabel } from "./PromptSourceLabel";
+import { counted } from "../text/plural";
 
 type Tab = "request" | "response" | "events";
 const TABS = [
@@ -123,7 +124,7 @@ export function ExchangeDetail({ sessionId, exchangeId }: { sessionId: string; e
           <div className="exchange-section">
             <p className="exchange-facts">
               status <strong>{exchange.status ?? "—"}</strong> · first byte {formatMs(exchange.ttfb_ms)} · total{" "}
-              {formatMs(exchange.total_ms)} · {chunks.length} chunks
+              {formatMs(exchange.total_ms)} · {counted(chunks.length, "chunk")}
             </p>
             <Headers title="Response headers" headers={responseHeaders} />
             <h3 className="inspector-h3">Raw body, as received</h3>

@@ -9,6 +9,7 @@ import { ExchangeDetail } from "./ExchangeDetail";
 import { formatMs, formatTokens, parsePromptSource } from "./format";
 import { PromptSourceLabel } from "./PromptSourceLabel";
 import "./inspector.css";
+import { counted } from "../text/plural";
 
 /** The right pane: every exchange of the session, and the selected one in full. */
 export function Inspector() {
@@ -42,7 +43,7 @@ export function Inspector() {
     <aside className="inspector" aria-label="Inspector">
       <header className="pane-header">
         <h2>Inspector</h2>
-        <span className="pane-count">{exchanges.length} exchanges</span>
+        <span className="pane-count">{counted(exchanges.length, "exchange")}</span>
         <IconButton label="Close inspector" onClick={close}>
           <CloseIcon />
         </IconButton>

@@ -9,6 +9,7 @@ import type * as B from "../bindings";
 
 export type AppInfo = B.AppInfo;
 export type KeychainStatus = B.KeychainStatusView;
+export type ConfigProblem = B.ConfigProblem;
 export type MenuAction = B.MenuAction;
 export type QuestionRequest = B.QuestionRequest;
 export type Question = B.Question;

@@ -17,10 +17,11 @@ const provider: ProviderView = {
   envKey: "DEEPSEEK_API_KEY",
   key: { set: false, last4: null, source: "none", needed: true },
   builtin: true,
+  overridden: false,
 };
 
-function Harness({ keychain = true }: { keychain?: boolean }) {
-  const [p, setP] = useState(provider);
+function Harness({ keychain = true, initial = provider }: { keychain?: boolean; initial?: ProviderView }) {
+  const [p, setP] = useState(initial);
   return <KeyField provider={p} keychainAvailable={keychain} keychainMessage={keychain ? null : "no Secret Service"} onChange={(key) => setP({ ...p, key })} />;
 }
 
@@ -64,6 +65,17 @@ describe("key field", () => {
     expect(screen.queryByLabelText("Set key")).not.toBeInTheDocument();
     expect(screen.getByRole("note")).toHaveTextContent("never stores keys in plain text");
     expect(screen.getByRole("note")).toHaveTextContent("DEEPSEEK_API_KEY");
+  });
+
+  it("without a keychain, a provider that needs no key gets no keychain warning, and the words point down to the field", () => {
+    const local: ProviderView = { ...provider, id: "local", name: "Local model", envKey: null, key: { set: false, last4: null, source: "none", needed: false } };
+    const { container } = render(<Harness keychain={false} initial={local} />);
+    expect(screen.getByTestId("key-status")).toHaveTextContent("no key needed");
+    expect(screen.queryByRole("note")).not.toBeInTheDocument();
+    expect(container).not.toHaveTextContent(/keychain/i);
+    expect(container).toHaveTextContent("This provider needs no key");
+    expect(container).toHaveTextContent("Key environment variable below");
+    expect(container).not.toHaveTextContent("above");
   });
 });
 

@@ -103,6 +103,12 @@ export function KeyField({ provider, keychainAvailable, keychainMessage, onChang
             </Button>
           )}
         </form>
+      ) : !provider.key.needed ? (
+        <p className="key-note">
+          This provider needs no key. If its server does want one, enter a variable name under{" "}
+          <strong>Key environment variable</strong> below, set that variable in the environment Tack starts from, then restart
+          Tack.
+        </p>
       ) : (
         <div className="key-fallback" role="note">
           <p>
@@ -111,14 +117,8 @@ export function KeyField({ provider, keychainAvailable, keychainMessage, onChang
             provider&apos;s key from an environment variable instead.
           </p>
           <p>
-            {provider.envKey ? (
-              <>
-                Set <code>{provider.envKey}</code> in the environment Tack starts from (e.g.{" "}
-                <code>export {provider.envKey}=…</code> in your shell profile), then restart Tack.
-              </>
-            ) : (
-              <>Give this provider an environment variable name above, set it in the environment Tack starts from, then restart Tack.</>
-            )}
+            Set <code>{provider.envKey}</code> in the environment Tack starts from (e.g. <code>export {provider.envKey}=…</code> in
+            your shell profile), then restart Tack.
           </p>
         </div>
       )}

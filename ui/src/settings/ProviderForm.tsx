@@ -4,6 +4,7 @@ import { Button } from "../primitives/Button";
 import { ConfirmDialog } from "../primitives/ConfirmDialog";
 import { Field } from "../primitives/Field";
 import { harnessFit } from "../harness/harnesses";
+import { useCatalogStore } from "./catalogStore";
 
 const WIRES: ReadonlyArray<{ id: Wire; label: string }> = [
   { id: "chat", label: "chat — OpenAI Chat Completions" },
@@ -38,6 +39,7 @@ export function ProviderForm({ provider, harnesses, onSaved, onDeleted }: Provid
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<{ message: string; hint: string | null } | null>(null);
   const isNew = provider === null;
+  const keychainAvailable = useCatalogStore((s) => s.appInfo?.keychain.available ?? true);
   const set = <K extends keyof ProviderInput>(key: K, value: ProviderInput[K]) => setInput((prev) => ({ ...prev, [key]: value }));
 
   const submit = async (event: FormEvent) => {
@@ -48,6 +50,8 @@ export function ProviderForm({ provider, harnesses, onSaved, onDeleted }: Provid
       onSaved(await shell.saveProvider({ ...input, envKey: input.envKey?.trim() || null }));
     } catch (failure) {
       setError(describeFailure(failure));
+      // A refusal may come from a config file that broke since the window last looked.
+      void useCatalogStore.getState().refreshAppInfo();
     } finally {
       setBusy(false);
     }
@@ -62,6 +66,7 @@ export function ProviderForm({ provider, harnesses, onSaved, onDeleted }: Provid
       onDeleted(provider.id);
     } catch (failure) {
       setError(describeFailure(failure));
+      void useCatalogStore.getState().refreshAppInfo();
     }
   };
 
@@ -143,7 +148,7 @@ export function ProviderForm({ provider, harnesses, onSaved, onDeleted }: Provid
             </select>
           )}
         </Field>
-        <Field label="Key environment variable" help="Read when the keychain has no key.">
+        <Field label="Key environment variable" help={keychainAvailable ? "Read when the keychain has no key." : "Where Tack reads this provider's key from."}>
           {({ id, describedBy }) => (
             <input
               id={id}
@@ -168,12 +173,27 @@ export function ProviderForm({ provider, harnesses, onSaved, onDeleted }: Provid
             Delete provider
           </Button>
         )}
+        {!isNew && provider.builtin && provider.overridden && (
+          <Button variant="ghost" onClick={() => setConfirming(true)}>
+            Reset to built-in
+          </Button>
+        )}
         <span className="approval-spacer" />
         <Button type="submit" variant="primary" disabled={busy || !idValid || harnessError !== null}>
           {isNew ? "Add provider" : "Save changes"}
         </Button>
       </div>
-      {confirming && provider && (
+      {confirming && provider?.builtin && (
+        <ConfirmDialog
+          title={`Reset ${provider.name} to the built-in settings?`}
+          confirmLabel="Reset to built-in"
+          onConfirm={() => void remove()}
+          onCancel={() => setConfirming(false)}
+        >
+          Your changes to <code>{provider.id}</code> are removed from config.toml; its key stays as it is.
+        </ConfirmDialog>
+      )}
+      {confirming && provider && !provider.builtin && (
         <ConfirmDialog
           title={`Delete ${provider.name}?`}
           confirmLabel="Delete provider"

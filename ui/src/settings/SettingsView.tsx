@@ -7,6 +7,7 @@ import { forgetInferences } from "../harness/useInferredHarness";
 import { toast } from "../toast/toastStore";
 import { useCatalogStore } from "./catalogStore";
 import { describeKey, KeyField } from "./KeyField";
+import { ConfigProblemBanner } from "./ConfigProblemBanner";
 import { ProviderForm } from "./ProviderForm";
 import "./settings.css";
 
@@ -33,7 +34,9 @@ export function SettingsView() {
         </div>
         {appInfo && <span className="settings-version muted">Tack {appInfo.version}</span>}
       </header>
-      {!keychain.available && (
+      <ConfigProblemBanner />
+      {/* About keys: beside a provider that takes none, it would only alarm. */}
+      {!keychain.available && (selected === "new" || provider?.key.needed) && (
         <div className="settings-banner" role="note">
           <strong>No system keychain.</strong> Keys are read from each provider&apos;s environment variable; Tack does not store
           keys in plain text.{keychain.message ? ` (${keychain.message})` : ""}
@@ -83,7 +86,17 @@ export function SettingsView() {
           ) : provider ? (
             <>
               <h2>
-                {provider.name} {provider.builtin && <Badge>built-in</Badge>}
+                {provider.name}
+                {provider.builtin && (
+                  <span className="provider-badges">
+                    <Badge>built-in</Badge>
+                    {provider.overridden && (
+                      <Badge tone="accent" title="Your settings in config.toml replace the built-in ones">
+                        edited
+                      </Badge>
+                    )}
+                  </span>
+                )}
               </h2>
               <KeyField
                 provider={provider}
@@ -92,7 +105,7 @@ export function SettingsView() {
                 onChange={(key) => putProvider({ ...provider, key })}
               />
               <ProviderForm
-                key={provider.id}
+                key={`${provider.id}:${provider.overridden ? "edited" : "as-built"}`}
                 provider={provider}
                 harnesses={harnesses}
                 onSaved={(saved) => {
@@ -101,6 +114,12 @@ export function SettingsView() {
                   toast.success(`Saved ${saved.name}`);
                 }}
                 onDeleted={(id) => {
+                  if (provider.builtin) {
+                    // An override went: the built-in is back, with its own settings.
+                    void refreshProviders();
+                    toast.success(`Reset ${provider.name} to the built-in settings`);
+                    return;
+                  }
                   setSelected(null);
                   void refreshProviders();
                   toast.success(`Deleted ${id}`);

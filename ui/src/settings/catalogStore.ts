@@ -12,6 +12,8 @@ export interface CatalogState {
   loaded: boolean;
   load(): Promise<void>;
   refreshProviders(): Promise<void>;
+  /** Reads the app facts again (the config file may have been fixed or broken since). */
+  refreshAppInfo(): Promise<void>;
   /** Replaces one provider in place (after save or a key change). */
   putProvider(provider: ProviderView): void;
 }
@@ -43,6 +45,15 @@ export const useCatalogStore = create<CatalogState>()((set, get) => ({
     } catch (error) {
       const { message, hint } = describeFailure(error);
       toast.error(`Could not list providers: ${message}`, hint);
+    }
+  },
+
+  async refreshAppInfo() {
+    try {
+      set({ appInfo: await shell.appInfo() });
+    } catch (error) {
+      const { message, hint } = describeFailure(error);
+      toast.error(`Could not read the app settings: ${message}`, hint);
     }
   },
 

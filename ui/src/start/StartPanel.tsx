@@ -1,6 +1,6 @@
 import { useEffect, useId, useState } from "react";
 import { useUiStore } from "../app/uiStore";
-import { describeFailure, shell, type ApprovalPolicy } from "../ipc";
+import type { ApprovalPolicy } from "../ipc";
 import { Button } from "../primitives/Button";
 import { Field } from "../primitives/Field";
 import { FolderIcon } from "../primitives/icons";
@@ -8,9 +8,10 @@ import { HarnessField } from "../harness/HarnessField";
 import { harnessFit } from "../harness/harnesses";
 import { useInferredHarness } from "../harness/useInferredHarness";
 import { startSession } from "../session/actions";
+import { ConfigProblemBanner } from "../settings/ConfigProblemBanner";
 import { describeKey } from "../settings/KeyField";
+import { keyAdvice } from "../settings/keyAdvice";
 import { useCatalogStore } from "../settings/catalogStore";
-import { toast } from "../toast/toastStore";
 import { useWorkspaceStore } from "../workspace/workspaceStore";
 import "./start.css";
 
@@ -23,10 +24,10 @@ const POLICIES: ReadonlyArray<{ id: ApprovalPolicy; title: string; text: string 
 /** First screen of a session: folder, provider, model, harness, approval policy. */
 export function StartPanel() {
   const cwd = useWorkspaceStore((s) => s.cwd);
-  const setCwd = useWorkspaceStore((s) => s.setCwd);
   const providers = useCatalogStore((s) => s.providers);
   const harnesses = useCatalogStore((s) => s.harnesses);
   const show = useUiStore((s) => s.show);
+  const keychainAvailable = useCatalogStore((s) => s.appInfo?.keychain.available ?? true);
   const [providerId, setProviderId] = useState<string>("");
   const [model, setModel] = useState("");
   const [harness, setHarness] = useState<string>("");
@@ -55,15 +56,7 @@ export function StartPanel() {
     }
   }, [providers, providerId]);
 
-  const pick = async () => {
-    try {
-      const folder = await shell.pickWorkspace();
-      if (folder) setCwd(folder);
-    } catch (error) {
-      const { message, hint } = describeFailure(error);
-      toast.error(`Could not open the folder dialog: ${message}`, hint);
-    }
-  };
+  const pick = () => useWorkspaceStore.getState().pickFolder();
 
   const start = async () => {
     if (!cwd || !provider) return;
@@ -93,6 +86,7 @@ export function StartPanel() {
       >
         <h1 id={titleId}>Start a session</h1>
         <p className="start-lede">Pick the folder the agent works in and the model it talks to.</p>
+        <ConfigProblemBanner />
 
         <div className="field">
           <span className="field-label">Workspace</span>
@@ -111,10 +105,12 @@ export function StartPanel() {
                 describeKey(provider.key, provider.envKey)
               ) : (
                 <span className="start-warning">
-                  No key set.{" "}
-                  <button type="button" className="link-button" onClick={() => show("settings")}>
-                    Set it in Settings
-                  </button>
+                  No key set. {keyAdvice(provider.envKey, keychainAvailable).text}{" "}
+                  {keyAdvice(provider.envKey, keychainAvailable).inSettings && (
+                    <button type="button" className="link-button" onClick={() => show("settings")}>
+                      Open Settings
+                    </button>
+                  )}
                 </span>
               ))
             }

@@ -7,6 +7,7 @@ import { resumeSession } from "../session/actions";
 import { useSessionStore } from "../session/store";
 import { toast } from "../toast/toastStore";
 import { useWorkspaceStore } from "./workspaceStore";
+import { counted } from "../text/plural";
 
 /** Past sessions of the workspace, newest first: open, rename, export, delete. */
 export function SessionList() {
@@ -41,7 +42,7 @@ function SessionItem({ session, active, onDelete }: { session: SessionSummary; a
         <button type="button" className="session-open" aria-current={active ? "true" : undefined} onClick={() => void resumeSession(session.id)}>
           <span className="session-title">{session.title || "Untitled session"}</span>
           <span className="session-meta">
-            {relativeTime(session.updatedAt)} · {session.itemCount} items
+            {relativeTime(session.updatedAt)} · {counted(session.itemCount, "item")}
           </span>
         </button>
       )}

@@ -1,8 +1,6 @@
 import { useUiStore } from "../app/uiStore";
-import { describeFailure, shell } from "../ipc";
 import { Button } from "../primitives/Button";
 import { FolderIcon, GearIcon, PlusIcon } from "../primitives/icons";
-import { toast } from "../toast/toastStore";
 import { FileList } from "./FileList";
 import { SessionList } from "./SessionList";
 import { folderName, useWorkspaceStore } from "./workspaceStore";
@@ -11,18 +9,9 @@ import "./sidebar.css";
 /** Left pane: workspace folder, its sessions, its files. */
 export function Sidebar() {
   const cwd = useWorkspaceStore((s) => s.cwd);
-  const setCwd = useWorkspaceStore((s) => s.setCwd);
   const show = useUiStore((s) => s.show);
 
-  const pick = async () => {
-    try {
-      const folder = await shell.pickWorkspace();
-      if (folder) setCwd(folder);
-    } catch (error) {
-      const { message, hint } = describeFailure(error);
-      toast.error(`Could not open the folder dialog: ${message}`, hint);
-    }
-  };
+  const pick = () => useWorkspaceStore.getState().pickFolder();
 
   return (
     <nav className="sidebar" aria-label="Workspace">

@@ -14,6 +14,11 @@ export interface WorkspaceState {
   files: string[];
   filesLoading: boolean;
   setCwd(cwd: string | null): void;
+  /**
+   * Asks for a folder with the native dialog and opens it. While a dialog is open, further
+   * requests are ignored (the dialog is not modal on every platform; the shell guards too).
+   */
+  pickFolder(): Promise<void>;
   refreshSessions(): Promise<void>;
   refreshFiles(): Promise<void>;
 }
@@ -25,6 +30,9 @@ function storedCwd(): string | null {
     return null;
   }
 }
+
+/** A folder dialog is open. */
+let picking = false;
 
 export const useWorkspaceStore = create<WorkspaceState>()((set, get) => ({
   cwd: storedCwd(),
@@ -44,6 +52,20 @@ export const useWorkspaceStore = create<WorkspaceState>()((set, get) => ({
     set({ cwd, sessions: [], files: [] });
     void get().refreshSessions();
     void get().refreshFiles();
+  },
+
+  async pickFolder() {
+    if (picking) return;
+    picking = true;
+    try {
+      const folder = await shell.pickWorkspace();
+      if (folder) get().setCwd(folder);
+    } catch (error) {
+      const { message, hint } = describeFailure(error);
+      toast.error(`Could not open the folder dialog: ${message}`, hint);
+    } finally {
+      picking = false;
+    }
   },
 
   async refreshSessions() {

@@ -4,6 +4,9 @@ import type { ErrorKind, ModelError } from "../../ipc";
 import { Button } from "../../primitives/Button";
 import { AlertIcon } from "../../primitives/icons";
 import type { ErrorRow } from "../rows";
+import { useCatalogStore } from "../../settings/catalogStore";
+import { keyAdvice } from "../../settings/keyAdvice";
+import { useSessionStore } from "../store";
 import { formatDuration } from "./toolCall";
 
 type NextStep = { text: string; action?: "settings" | "inspector" };
@@ -27,11 +30,20 @@ const TITLES: Record<ErrorKind, string> = {
   repeated_tool_call: "The model kept repeating the same call",
 };
 
+/** What the notice needs to know about where it is: the session's provider key setup. */
+export interface NoticeContext {
+  /** The provider's key environment variable, if it names one. */
+  envKey: string | null;
+  keychainAvailable: boolean;
+}
+
 /** What the user can do next, per kind (the engine's own hint, if any, is shown too). */
-export function nextStep(error: ModelError): NextStep {
+export function nextStep(error: ModelError, context: NoticeContext): NextStep {
   switch (error.kind) {
-    case "auth":
-      return { text: "Set the key in Settings.", action: "settings" };
+    case "auth": {
+      const advice = keyAdvice(context.envKey, context.keychainAvailable);
+      return advice.inSettings ? { text: advice.text, action: "settings" } : { text: advice.text };
+    }
     case "unreachable":
       return { text: "Check the base URL in Settings — is the server running?", action: "settings" };
     case "rate_limit":
@@ -67,7 +79,10 @@ export function nextStep(error: ModelError): NextStep {
 
 export const ErrorNotice = memo(function ErrorNotice({ row }: { row: ErrorRow }) {
   const { error } = row;
-  const step = nextStep(error);
+  const providerId = useSessionStore((s) => s.session?.settings.provider ?? null);
+  const envKey = useCatalogStore((s) => s.providers.find((p) => p.id === providerId)?.envKey ?? null);
+  const keychainAvailable = useCatalogStore((s) => s.appInfo?.keychain.available ?? true);
+  const step = nextStep(error, { envKey, keychainAvailable });
   const show = useUiStore((s) => s.show);
   const setInspector = useUiStore((s) => s.setInspector);
   return (

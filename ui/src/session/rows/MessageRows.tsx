@@ -6,6 +6,7 @@ import { BrainIcon, ChevronIcon } from "../../primitives/icons";
 import { StreamingDots } from "../../primitives/Spinner";
 import { InlineCode } from "../../text/InlineCode";
 import type { AbortedRow, AssistantRow, ReasoningRow, UserRow } from "../rows";
+import { counted } from "../../text/plural";
 
 const USER_STATE_LABEL: Record<UserRow["state"], string | null> = {
   sent: null,
@@ -84,7 +85,7 @@ export const ReasoningBlock = memo(function ReasoningBlock({ row }: { row: Reaso
         <BrainIcon />
         <span>{streaming ? "Thinking" : "Reasoning"}</span>
         {streaming && <StreamingDots label="Reasoning streams" />}
-        {!open && !streaming && <span className="reasoning-size">{wordCount(row.text)} words</span>}
+        {!open && !streaming && <span className="reasoning-size">{counted(wordCount(row.text), "word")}</span>}
       </button>
       {open && (
         <div className="reasoning-body" id={bodyId}>
