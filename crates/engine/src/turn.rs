@@ -13,6 +13,7 @@
 use std::sync::Arc;
 use std::time::Instant;
 
+use tack_harness::recovery::{self, leaks_text_calls};
 use tack_harness::{ShapeEnv, Shaped};
 use tack_protocol::{
     AbortReason, ApprovalDecision, ApprovalRequest, EngineEvent, ErrorKind, Item, ModelError,
@@ -194,6 +195,13 @@ async fn steps(
         let mut shaped = shaped;
         if let Some(t) = session.inner.opts.provider.temperature {
             shaped.request.params.temperature = Some(t);
+        }
+        let provider = &session.inner.opts.provider;
+        let recover = provider
+            .recover_text_calls
+            .unwrap_or_else(|| leaks_text_calls(&prompt.context.provider, &prompt.context.model));
+        if recover {
+            recovery::enable(&mut shaped);
         }
         let advertised: Vec<String> = shaped
             .request

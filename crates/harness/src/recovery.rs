@@ -57,6 +57,18 @@ pub fn leaks_text_calls(provider: &ProviderInfo, model: &str) -> bool {
     local || model.contains("qwen3-coder") || model.contains("qwen3_coder")
 }
 
+/// Puts [`TextCallRecovery`] in front of a native-tool harness's stream: when `shaped` has no
+/// postprocess of its own (text-protocol harnesses read the text themselves, and mini-swe-agent
+/// chains the recovery itself) and its request advertises tools, the recovery gets those tools
+/// (wire names, so recovered calls bind like the API's own). Returns whether it was enabled.
+pub fn enable(shaped: &mut crate::Shaped) -> bool {
+    if shaped.postprocess.is_some() || shaped.request.tools.is_empty() {
+        return false;
+    }
+    shaped.postprocess = Some(Box::new(TextCallRecovery::new(&shaped.request.tools)));
+    true
+}
+
 /// Runs `first`, then feeds what it produces to `second`.
 pub fn chain(first: Box<dyn Postprocess>, second: Box<dyn Postprocess>) -> Box<dyn Postprocess> {
     Box::new(Chain {
