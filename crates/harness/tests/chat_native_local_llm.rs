@@ -360,8 +360,8 @@ fn each_harness_gets_a_tool_call_from_the_local_model() {
         println!("no tool call from: {missing:?}");
     }
     // Greedy sampling is reproducible: then every harness must get its call.
-    let strict = temperature().is_some()
-        || std::env::var("TACK_LOCAL_LLM_STRICT").as_deref() == Ok("1");
+    let strict =
+        temperature().is_some() || std::env::var("TACK_LOCAL_LLM_STRICT").as_deref() == Ok("1");
     assert!(
         !strict || missing.is_empty(),
         "no tool call from: {missing:?}"
