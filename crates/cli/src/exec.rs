@@ -189,6 +189,13 @@ pub(crate) async fn run(args: ExecArgs) -> Result<ExitCode, String> {
                             }
                         }
                     }
+                    // stdout is the JSON event stream; people read stderr.
+                    EngineEvent::Error { error, .. } => {
+                        eprintln!("tack: {}", error.message);
+                        if let Some(hint) = &error.hint {
+                            eprintln!("tack: {hint}");
+                        }
+                    }
                     EngineEvent::TurnCompleted { .. } => return Ok(exit(stopped, 0)),
                     EngineEvent::TurnAborted { .. } => return Ok(exit(stopped, 1)),
                     _ => {}

@@ -23,6 +23,12 @@ fn assert_failed_cleanly(env: &Env, run: &support::Run, kind: &str) -> serde_jso
     let error = errors[0]["error"].clone();
     assert_eq!(error["kind"], kind, "{error}");
     assert!(!error["message"].as_str().unwrap().is_empty());
+    // People read stderr: the reason is there too, not only in the JSON on stdout.
+    assert!(
+        run.stderr.contains(error["message"].as_str().unwrap()),
+        "stderr: {}",
+        run.stderr
+    );
     assert_eq!(run.last()["type"], "turn_aborted");
     let loaded = LoadedSession::read(&env.session_log()).unwrap();
     assert!(

@@ -111,8 +111,10 @@ impl SessionOptions {
     /// [`crate::resolve::CUSTOM_PROVIDER_ID`]), which resuming needs to rebuild it; `None` for
     /// providers with an id, which resuming finds again by that id.
     pub fn provider_url(&self) -> Option<String> {
+        // Redacted: a URL can carry a credential (`?key=…`, `user:key@host`), and the log must
+        // never hold one. Such a session resumes only with the URL given again.
         (self.provider.id == crate::resolve::CUSTOM_PROVIDER_ID)
-            .then(|| self.provider.base_url.clone())
+            .then(|| tack_wire::client::redact_url(&self.provider.base_url))
     }
 }
 

@@ -24,6 +24,7 @@ mod args;
 pub mod ask_user;
 mod capture;
 mod edit;
+mod environment;
 mod file_change;
 mod glob;
 mod grep;

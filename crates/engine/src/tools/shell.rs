@@ -269,6 +269,9 @@ async fn run_command(call: PreparedShell, ctx: ToolContext) -> ToolOutput {
         .env("GIT_TERMINAL_PROMPT", "0")
         .process_group(0)
         .kill_on_drop(true);
+    for name in super::environment::hidden_variables() {
+        command.env_remove(name);
+    }
     #[cfg(target_os = "linux")]
     die_with_parent(&mut command);
     let spawned = command.spawn();

@@ -430,7 +430,12 @@ pub fn new_content(previous: &str, current: &str) -> Option<String> {
 }
 
 async fn tmux(socket: &str, args: &[&str]) -> Result<String, String> {
-    let output = tokio::process::Command::new("tmux")
+    let mut command = tokio::process::Command::new("tmux");
+    // The client that starts the server passes its environment on to every shell in it.
+    for name in super::environment::hidden_variables() {
+        command.env_remove(name);
+    }
+    let output = command
         .arg("-L")
         .arg(socket)
         .args(args)

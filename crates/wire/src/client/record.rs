@@ -197,10 +197,12 @@ fn header(name: &str, value: &str) -> Header {
     Header { name, value }
 }
 
-/// `url` with the values of credential-like query parameters replaced by `[REDACTED]`.
+/// `url` with the values of credential-like query parameters and any user information
+/// (`user:password@`, which HTTP clients turn into Basic auth) replaced by `[REDACTED]`.
 pub fn redact_url(url: &str) -> String {
+    let url = redact_userinfo(url);
     let Some((base, query)) = url.split_once('?') else {
-        return url.to_string();
+        return url;
     };
     let (query, fragment) = match query.split_once('#') {
         Some((q, f)) => (q, Some(f)),
@@ -227,6 +229,24 @@ pub fn redact_url(url: &str) -> String {
         out.push_str(fragment);
     }
     out
+}
+
+/// `scheme://user:pass@host/…` → `scheme://[REDACTED]@host/…`; other URLs unchanged.
+fn redact_userinfo(url: &str) -> String {
+    let Some(scheme_end) = url.find("://").map(|i| i + 3) else {
+        return url.to_string();
+    };
+    let authority_end = url[scheme_end..]
+        .find(['/', '?', '#'])
+        .map_or(url.len(), |i| scheme_end + i);
+    match url[scheme_end..authority_end].rfind('@') {
+        Some(at) => format!(
+            "{}{REDACTED}{}",
+            &url[..scheme_end],
+            &url[scheme_end + at..]
+        ),
+        None => url.to_string(),
+    }
 }
 
 fn is_secret_param(name: &str) -> bool {
@@ -345,6 +365,20 @@ mod tests {
             "https://h/v1/chat/completions?key=[REDACTED]&beta=true&X-Api-Key=[REDACTED]#f"
         );
         assert_eq!(redact_url("https://h/x"), "https://h/x");
+    }
+
+    #[test]
+    fn user_information_is_masked() {
+        assert_eq!(
+            redact_url("http://user:sk-secret@127.0.0.1:8/v1?key=k"),
+            "http://[REDACTED]@127.0.0.1:8/v1?key=[REDACTED]"
+        );
+        assert_eq!(
+            redact_url("https://h/v1/a@b?x=1"),
+            "https://h/v1/a@b?x=1",
+            "an @ after the host is not user information"
+        );
+        assert_eq!(redact_url("not a url"), "not a url");
     }
 
     #[test]
