@@ -13,12 +13,16 @@ use tack_tests::{ReplayProvider, ScriptedResponse, chat_sse};
 
 /// A text reply holding a Qwen3-Coder style call, cut inside its tags across chunks.
 fn leaked_call() -> Vec<u8> {
-    let pieces = [
+    text_reply(&[
         "Let me look.\n<func",
         "tion=shell>\n<parameter=com",
         "mand>\nls\n</parameter>\n</fun",
         "ction>",
-    ];
+    ])
+}
+
+/// A Chat stream whose text arrives in `pieces`.
+fn text_reply(pieces: &[&str]) -> Vec<u8> {
     let mut chunks = vec![
         json!({"id": "chatcmpl-t", "model": "test-model", "choices": [{"index": 0, "delta": {"role": "assistant", "content": ""}}]}),
     ];
@@ -59,6 +63,29 @@ fn a_call_leaked_into_text_runs_and_its_output_goes_back() {
     let results = tool_messages(&second);
     assert_eq!(results.len(), 1, "{second}");
     assert!(results[0].1.contains("hello.txt"), "{results:?}");
+}
+
+#[test]
+fn markup_in_a_code_fence_is_shown_not_run() {
+    let reply = [
+        "To delete it you would write:\n`",
+        "``\n<function=shell>\n<parameter=command>\nrm -r d3\n</parameter>\n</function>\n``",
+        "`\nbut I will not do that.",
+    ];
+    let provider = ReplayProvider::start([ScriptedResponse::sse(text_reply(&reply))]);
+    let env = Env::new(&provider.url("/v1"));
+    std::fs::create_dir(env.workspace.join("d3")).unwrap();
+    let run = env.exec(&["--approval", "never"], "How would I delete d3?");
+    assert_eq!(run.status, 0, "{}", run.stderr);
+    assert!(run.items("function_call").is_empty(), "{:?}", run.events);
+    assert!(env.workspace.join("d3").is_dir(), "d3 was deleted");
+    let shown: String = run
+        .of("text_delta")
+        .iter()
+        .map(|e| e["text"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(shown, reply.concat());
+    assert_eq!(provider.requests().len(), 1, "the turn ended with the text");
 }
 
 #[test]

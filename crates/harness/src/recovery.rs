@@ -24,6 +24,27 @@
 //! list such as `["integer", "null"]`, or `anyOf`/`oneOf` alternatives). A value that does not
 //! convert stays a string, and the tool's own validation reports it to the model.
 //!
+//! **Code is text.** Markup inside Markdown code is never a call and is shown unchanged: in a
+//! fenced block (a line starting with three or more backticks or tildes, until a line with at
+//! least as many of the same character and nothing else) and in an inline code span (a run of
+//! backticks, until a run of the same length, or the end of the paragraph). A model that puts
+//! call syntax in code is showing it (explaining the format, quoting a file, proposing a command
+//! for the user to run), not calling it; running it would act on text the user was only meant to
+//! read. This holds for every fence, including ones tagged as a tool format (```` ```xml ````,
+//! ```` ```tool_call ````): a model that wraps a real call in a fence loses that call (the turn
+//! ends with the text), which is the safe failure. Where Markdown is ambiguous the reading is the
+//! one with more code: a fence may be indented any amount or follow `>` and list markers (a fence
+//! in a list item), an unclosed code span runs to the end of its paragraph (Markdown would make
+//! its backtick literal), and a backtick in a fence's info string makes it inline code, as in
+//! CommonMark. A closing fence may follow only whitespace and `>`. The fence state carries across
+//! deltas; a run of backticks or tildes at the end of a delta is held, like a tag fragment, until
+//! the next delta shows how long it is.
+//!
+//! **Structure.** Between the tags of a call (wrapper, call, parameters) only whitespace may
+//! stand; a block with anything else there is prose that mentions the tags (it may hold a code
+//! fence whose markup would otherwise count). A block that is not a call is text: its opening
+//! tag is shown and what follows is read again, so code and later calls in it count as usual.
+//!
 //! **Guards.** With a tool list, only calls of advertised tools are recovered (otherwise a
 //! model explaining the syntax would trigger calls); a block cut off by the end of the reply
 //! counts only if every required parameter is present.
@@ -120,8 +141,10 @@ pub struct TextCallRecovery {
     tools: HashMap<String, Value>,
     /// Text received but not yet passed on (a possible tag fragment, or a call block).
     held: String,
-    /// Inside a call block: the tag that ends it.
-    closer: Option<&'static str>,
+    /// Inside a call block: the tag that opened it and the tag that ends it.
+    block: Option<(&'static str, &'static str)>,
+    /// Where the text outside call blocks stands in its Markdown (code or prose).
+    markdown: Markdown,
     /// The text passed on (the message text without the call markup).
     shown: String,
     /// Calls recovered so far.
@@ -140,7 +163,8 @@ impl TextCallRecovery {
                 .map(|t| (t.name.clone(), t.parameters()))
                 .collect(),
             held: String::new(),
-            closer: None,
+            block: None,
+            markdown: Markdown::default(),
             shown: String::new(),
             calls: Vec::new(),
             response_id: "text".into(),
@@ -157,35 +181,36 @@ impl TextCallRecovery {
         }
     }
 
-    /// Consumes `self.held` as far as it can be decided.
-    fn advance(&mut self, out: &mut Vec<StreamEvent>) {
+    /// Consumes `self.held` as far as it can be decided; `at_end`: nothing more will come.
+    fn advance(&mut self, out: &mut Vec<StreamEvent>, at_end: bool) {
         loop {
-            match self.closer {
+            match self.block {
                 None => {
-                    if let Some((pos, open, close)) = earliest_opener(&self.held) {
-                        let before: String = self.held[..pos].to_string();
-                        self.show(&before, out);
-                        self.held.drain(..pos);
-                        debug_assert!(self.held.starts_with(open));
-                        self.closer = Some(close);
-                        continue;
+                    let (ready, opener) = self.markdown.scan(&self.held, at_end, true);
+                    let text: String = self.held.drain(..ready).collect();
+                    self.show(&text, out);
+                    match opener {
+                        Some(tags) => self.block = Some(tags),
+                        None => return,
                     }
-                    let keep = fragment_len(&self.held);
-                    let ready: String = self.held[..self.held.len() - keep].to_string();
-                    self.show(&ready, out);
-                    self.held.drain(..self.held.len() - keep);
-                    return;
                 }
-                Some(close) => {
-                    let Some(end) = self.held.find(close) else {
-                        return;
+                Some((open, close)) => {
+                    let (end, cut_off) = match self.held.find(close) {
+                        Some(e) => (e + close.len(), false),
+                        None if at_end => (self.held.len(), true),
+                        None => return,
                     };
-                    let block: String = self.held.drain(..end + close.len()).collect();
-                    self.closer = None;
-                    let calls = self.parse_block(&block, false);
+                    self.block = None;
+                    let calls = self.parse_block(&self.held[..end], open, close, cut_off);
                     if calls.is_empty() {
-                        self.show(&block, out);
+                        // Prose that mentions a tag: the tag is text, and what follows is read
+                        // again (it may open code, or a real call).
+                        let tag: String = self.held.drain(..open.len()).collect();
+                        self.markdown.scan(&tag, true, false);
+                        self.show(&tag, out);
                     } else {
+                        self.held.drain(..end);
+                        self.markdown.after_call();
                         self.calls.extend(calls);
                     }
                 }
@@ -199,48 +224,12 @@ impl TextCallRecovery {
             return;
         }
         self.flushed = true;
-        let rest = std::mem::take(&mut self.held);
-        if self.closer.take().is_some() {
-            let calls = self.parse_block(&rest, true);
-            if calls.is_empty() {
-                self.show(&rest, out);
-            } else {
-                self.calls.extend(calls);
-            }
-        } else {
-            self.show(&rest, out);
-        }
+        self.advance(out, true);
     }
 
     /// The calls in one block (a wrapper may hold several).
-    fn parse_block(&self, block: &str, cut_off: bool) -> Vec<Item> {
-        let mut found: Vec<RawCall> = Vec::new();
-        let mut pos = 0;
-        while pos < block.len() {
-            let rest = &block[pos..];
-            let fn_at = rest.find("<function=");
-            let inv_at = rest.find("<invoke");
-            let next = match (fn_at, inv_at) {
-                (Some(a), Some(b)) => Some(a.min(b)),
-                (a, b) => a.or(b),
-            };
-            let Some(at) = next else { break };
-            let start = pos + at;
-            let (parsed, end) = if block[start..].starts_with("<function=") {
-                qwen_call(&block[start..])
-            } else {
-                invoke_call(&block[start..])
-            };
-            if let Some(call) = parsed {
-                found.push(call);
-            }
-            pos = start + end.max(1);
-        }
-        if found.is_empty()
-            && let Some(json) = hermes_call(block)
-        {
-            found.push(json);
-        }
+    fn parse_block(&self, block: &str, open: &str, close: &str, cut_off: bool) -> Vec<Item> {
+        let found = raw_calls(block, open, close);
         let mut calls = Vec::new();
         for (name, raw) in found {
             let schema = self.tools.get(&name);
@@ -277,7 +266,7 @@ impl Postprocess for TextCallRecovery {
             }
             StreamEvent::TextDelta { text } => {
                 self.held.push_str(&text);
-                self.advance(out);
+                self.advance(out, false);
             }
             StreamEvent::ItemDone {
                 item: Item::Message(mut m),
@@ -342,25 +331,201 @@ impl Postprocess for TextCallRecovery {
     }
 }
 
-/// The earliest call opener in `text`: (offset, opener, closer).
-fn earliest_opener(text: &str) -> Option<(usize, &'static str, &'static str)> {
-    OPENERS
-        .iter()
-        .filter_map(|(open, close)| text.find(open).map(|pos| (pos, *open, *close)))
-        .min_by_key(|(pos, open, _)| (*pos, std::cmp::Reverse(open.len())))
+/// What kind of text the scanner is in.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+enum Code {
+    /// Prose: call markup here counts.
+    #[default]
+    Prose,
+    /// An inline code span opened by this many backticks.
+    Span(usize),
+    /// A fenced block opened by `len` of `mark` (a backtick or a tilde).
+    Fence { mark: u8, len: usize },
 }
 
-/// Length of the suffix of `text` that could be the start of an opener (held back).
-fn fragment_len(text: &str) -> usize {
-    let Some(lt) = text.rfind('<') else { return 0 };
-    let tail = &text[lt..];
-    if OPENERS
-        .iter()
-        .any(|(open, _)| open.len() > tail.len() && open.starts_with(tail))
-    {
-        tail.len()
+/// Where the scanner is in the current line.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+enum Line {
+    /// Only whitespace and `>` so far: a fence may open or close here.
+    #[default]
+    Start,
+    /// After a list marker and whitespace: a fence may open here.
+    List,
+    /// Just after a list marker (`-`, `*`, `+`, `1.`, `1)`), which needs whitespace next.
+    Marker,
+    /// In the digits of a possible ordered-list marker.
+    Digits,
+    /// Anywhere else.
+    Mid,
+}
+
+/// The Markdown state of the text outside call blocks, kept across deltas (see the module
+/// docs for the rules and why they lean towards code).
+#[derive(Debug, Default)]
+struct Markdown {
+    code: Code,
+    line: Line,
+    /// The current line is blank so far (a blank line ends a paragraph, and an unclosed span).
+    blank: bool,
+    /// A fence opened on this line: a backtick in its info string makes it inline code.
+    info: bool,
+    /// This line is a closing fence if only whitespace follows.
+    closing: bool,
+}
+
+impl Markdown {
+    /// Reads `text` from its start as far as it can be decided: returns how many bytes are
+    /// decided text, and (with `detect`) the call opener found in prose right after them, as
+    /// (opening tag, closing tag). Unless `at_end`, a possible opener fragment or a run of
+    /// backticks or tildes that reaches the end of `text` is left undecided.
+    fn scan(
+        &mut self,
+        text: &str,
+        at_end: bool,
+        detect: bool,
+    ) -> (usize, Option<(&'static str, &'static str)>) {
+        let bytes = text.as_bytes();
+        let mut i = 0;
+        while let Some(&b) = bytes.get(i) {
+            if b == b'<' && detect && self.code == Code::Prose {
+                let rest = &text[i..];
+                if let Some(&tags) = OPENERS.iter().find(|(open, _)| rest.starts_with(open)) {
+                    return (i, Some(tags));
+                }
+                if !at_end
+                    && OPENERS
+                        .iter()
+                        .any(|(open, _)| open.len() > rest.len() && open.starts_with(rest))
+                {
+                    return (i, None);
+                }
+            }
+            if b == b'`' || b == b'~' {
+                let n = bytes[i..].iter().take_while(|&&c| c == b).count();
+                if i + n == bytes.len() && !at_end {
+                    return (i, None);
+                }
+                self.run(b, n);
+                i += n;
+                continue;
+            }
+            self.byte(b);
+            i += 1;
+        }
+        (bytes.len(), None)
+    }
+
+    /// A whole run of `n` backticks or tildes (`mark`).
+    fn run(&mut self, mark: u8, n: usize) {
+        let line = self.line;
+        self.line = Line::Mid;
+        self.blank = false;
+        self.closing = false;
+        let info = std::mem::take(&mut self.info);
+        match self.code {
+            Code::Fence { mark: m, len } => {
+                if info && mark == b'`' && m == b'`' {
+                    // CommonMark: a backtick fence's info string has no backticks, so this was
+                    // a code span opened by the run that looked like a fence.
+                    self.code = if n == len {
+                        Code::Prose
+                    } else {
+                        Code::Span(len)
+                    };
+                } else if line == Line::Start && mark == m && n >= len {
+                    self.closing = true;
+                } else {
+                    // Anything after a closing run cancels it (already taken); an info string
+                    // goes on.
+                    self.info = info;
+                }
+            }
+            _ if n >= 3 && matches!(line, Line::Start | Line::List) => {
+                self.code = Code::Fence { mark, len: n };
+                self.info = mark == b'`';
+            }
+            Code::Prose if mark == b'`' => self.code = Code::Span(n),
+            Code::Span(k) if mark == b'`' && n == k => self.code = Code::Prose,
+            _ => {}
+        }
+    }
+
+    /// Any byte but a backtick or a tilde.
+    fn byte(&mut self, b: u8) {
+        match b {
+            b'\n' => {
+                if self.closing || (self.blank && matches!(self.code, Code::Span(_))) {
+                    self.code = Code::Prose;
+                }
+                self.closing = false;
+                self.info = false;
+                self.line = Line::Start;
+                self.blank = true;
+            }
+            b' ' | b'\t' | b'\r' => {
+                self.line = match self.line {
+                    Line::Marker => Line::List,
+                    Line::Digits => Line::Mid,
+                    other => other,
+                };
+            }
+            _ => {
+                self.blank = false;
+                self.closing = false;
+                self.line = match (self.line, b) {
+                    (Line::Start, b'>') => Line::Start,
+                    (Line::Start | Line::List, b'-' | b'*' | b'+') => Line::Marker,
+                    (Line::Start | Line::List | Line::Digits, b'0'..=b'9') => Line::Digits,
+                    (Line::Digits, b'.' | b')') => Line::Marker,
+                    _ => Line::Mid,
+                };
+            }
+        }
+    }
+
+    /// A recovered call's markup was removed: what follows continues its line, in prose.
+    fn after_call(&mut self) {
+        self.line = Line::Mid;
+        self.blank = false;
+        self.info = false;
+        self.closing = false;
+    }
+}
+
+/// The calls a block holds, as written; none when anything but whitespace stands between its
+/// tags (then it is prose that mentions them, see the module docs). `open`/`close`: the tags
+/// the block was found by; a block cut off by the end of the reply lacks `close`.
+fn raw_calls(block: &str, open: &str, close: &str) -> Vec<RawCall> {
+    let wrapped = open == "<tool_call>" || open == "<function_calls>";
+    let mut rest = if wrapped {
+        let inner = &block[open.len()..];
+        inner.strip_suffix(close).unwrap_or(inner)
     } else {
-        0
+        block
+    };
+    if open == "<tool_call>" && !rest.trim_start().starts_with('<') {
+        return hermes_call(block).into_iter().collect();
+    }
+    let mut found = Vec::new();
+    loop {
+        rest = rest.trim_start();
+        if rest.is_empty() {
+            return found;
+        }
+        let invoke =
+            rest.starts_with("<invoke") && rest["<invoke".len()..].starts_with(char::is_whitespace);
+        let (parsed, used) = if rest.starts_with("<function=") {
+            qwen_call(rest)
+        } else if invoke {
+            invoke_call(rest)
+        } else {
+            return Vec::new();
+        };
+        let Some(call) = parsed else {
+            return Vec::new();
+        };
+        found.push(call);
+        rest = &rest[used..];
     }
 }
 
@@ -378,9 +543,17 @@ fn qwen_call(text: &str) -> (Option<RawCall>, usize) {
     let body = &text[gt + 1..body_end];
     let mut args = Map::new();
     let mut pos = 0;
+    let cut_off = body_end == text.len();
     while let Some(i) = body[pos..].find("<parameter=") {
+        if !body[pos..pos + i].trim().is_empty() {
+            return (None, consumed);
+        }
         let at = pos + i + "<parameter=".len();
         let Some(gt) = body[at..].find('>') else {
+            // A parameter tag cut off by the end of the reply: the values before it count.
+            if cut_off {
+                pos = body.len();
+            }
             break;
         };
         let key = body[at..at + gt].trim().to_string();
@@ -400,6 +573,9 @@ fn qwen_call(text: &str) -> (Option<RawCall>, usize) {
             Value::String(strip_one_newline(&body[value_start..value_end]).to_string()),
         );
         pos = next;
+    }
+    if !body[pos..].trim().is_empty() {
+        return (None, consumed);
     }
     (Some((name, args)), consumed)
 }
@@ -421,14 +597,20 @@ fn invoke_call(text: &str) -> (Option<RawCall>, usize) {
     let body = &text[gt + 1..body_end];
     let mut args = Map::new();
     let mut pos = 0;
+    let cut_off = body_end == text.len();
     while let Some(i) = body[pos..].find("<parameter") {
+        if !body[pos..pos + i].trim().is_empty() {
+            return (None, consumed);
+        }
         let at = pos + i + "<parameter".len();
         let Some(gt) = body[at..].find('>') else {
+            if cut_off {
+                pos = body.len();
+            }
             break;
         };
         let Some(key) = attribute(&body[at..at + gt], "name") else {
-            pos = at;
-            continue;
+            return (None, consumed);
         };
         let value_start = at + gt + 1;
         let (value_end, next) = match body[value_start..].find("</parameter>") {
@@ -437,6 +619,9 @@ fn invoke_call(text: &str) -> (Option<RawCall>, usize) {
         };
         args.insert(key, Value::String(body[value_start..value_end].to_string()));
         pos = next;
+    }
+    if !body[pos..].trim().is_empty() {
+        return (None, consumed);
     }
     (Some((name, args)), consumed)
 }
@@ -629,12 +814,36 @@ mod tests {
         );
     }
 
+    /// Decided bytes and the opener found, scanning `text` fresh as one delta.
+    fn scan(text: &str) -> (usize, Option<&'static str>) {
+        let (n, tags) = Markdown::default().scan(text, false, true);
+        (n, tags.map(|(open, _)| open))
+    }
+
     #[test]
     fn fragments_are_held_only_when_they_could_open_a_call() {
-        assert_eq!(fragment_len("see <fun"), 4);
-        assert_eq!(fragment_len("a < b"), 0);
-        assert_eq!(fragment_len("x <"), 1);
-        assert_eq!(fragment_len("<div"), 0);
-        assert_eq!(fragment_len("<invoke"), 7);
+        assert_eq!(scan("see <fun"), (4, None));
+        assert_eq!(scan("a < b"), (5, None));
+        assert_eq!(scan("x <"), (2, None));
+        assert_eq!(scan("<div"), (4, None));
+        assert_eq!(scan("<invoke"), (0, None));
+        assert_eq!(scan("run `x` then ``"), (13, None));
+        assert_eq!(scan("a\n~~"), (2, None));
+    }
+
+    #[test]
+    fn openers_count_only_in_prose() {
+        assert_eq!(scan("ok <function=a>"), (3, Some("<function=")));
+        assert_eq!(scan("`<function=a>`").1, None);
+        assert_eq!(scan("```\n<function=a>").1, None);
+        assert_eq!(scan("  - ~~~~ sh\n<tool_call>").1, None);
+        assert_eq!(scan("```\nx\n```\n<tool_call>"), (10, Some("<tool_call>")));
+        // Not a closing fence: text follows the run, or it is shorter.
+        assert_eq!(scan("````\n``` x\n```\n<tool_call>").1, None);
+        // A backtick in the info string: inline code, closed on the same line.
+        assert_eq!(scan("```a``` <invoke ").1, Some("<invoke "));
+        // An unclosed span ends with its paragraph.
+        assert_eq!(scan("a ` b <tool_call>").1, None);
+        assert_eq!(scan("a ` b\n\n<tool_call>").1, Some("<tool_call>"));
     }
 }

@@ -273,12 +273,112 @@ fn which_providers_enable_it() {
     assert!(!leaks_text_calls(&p("https://api.openai.com/v1"), "gpt-4o"));
 }
 
+/// The tester's reply: a command shown in a fence, explicitly not run.
+const FENCED: &str = "To delete it you would write:\n```\n<function=shell>\n<parameter=command>\nrm -r d3\n</parameter>\n</function>\n```\nbut I will not do that.";
+
+/// `text` is plain text: shown and kept byte for byte, no call, the turn ends.
+fn assert_text(deltas: &[&str]) {
+    let text = deltas.concat();
+    let events = recover(deltas);
+    let (shown, message, calls) = summary(&events);
+    assert!(calls.is_empty(), "{deltas:?} → {calls:?}");
+    assert_eq!(shown, text, "{deltas:?}");
+    assert_eq!(message.as_deref(), Some(text.as_str()));
+    assert_eq!(outcome(&events), Outcome::Completion);
+}
+
+#[test]
+fn markup_in_a_code_fence_is_text() {
+    assert_text(&[FENCED]);
+    for i in 1..FENCED.len() {
+        let (a, b) = FENCED.split_at(i);
+        assert_text(&[a, b]);
+    }
+    let bytes: Vec<String> = FENCED.chars().map(|c| c.to_string()).collect();
+    assert_text(&bytes.iter().map(String::as_str).collect::<Vec<_>>());
+    // Fence markers split inside their run, tagged fences, tildes, indented and in a list.
+    assert_text(&[
+        "See:\n`",
+        "``\n<function=shell>\n<parameter=command>\nls\n</parameter>\n</function>\n`",
+        "``\n",
+    ]);
+    for fence in [
+        "```xml",
+        "```tool_call",
+        "~~~",
+        "   ````",
+        "- ```sh",
+        "> ```",
+    ] {
+        let close = fence
+            .trim_start_matches(['-', '>', ' '])
+            .split(|c: char| c.is_alphabetic())
+            .next()
+            .unwrap();
+        assert_text(&[&format!("{fence}\n{HERMES}\n{close}\nThat is the format.")]);
+        assert_text(&[&format!("{fence}\n{INVOKE}\n")]);
+    }
+}
+
+#[test]
+fn markup_in_an_inline_code_span_is_text() {
+    let text =
+        "Call it as `<function=shell><parameter=command>rm -r d3</parameter></function>` yourself.";
+    assert_text(&[text]);
+    assert_text(&[
+        "Use ``<tool_call>{\"name\": \"shell\", \"arguments\": {\"command\": \"x\"}}</tool_call>`",
+        "` here.",
+    ]);
+}
+
+#[test]
+fn an_unclosed_fence_keeps_the_rest_as_text() {
+    assert_text(&["Like this:\n```\n", QWEN]);
+    // A shorter run or one with text after it does not close the fence.
+    assert_text(&[&format!("````\n```\n{QWEN}\n```` no\n{QWEN}")]);
+}
+
+#[test]
+fn a_call_after_a_closed_fence_is_recovered() {
+    let text = format!("Example:\n```\n{HERMES}\n```\nNow for real:\n{QWEN}");
+    let whole = summary(&recover(&[&text]));
+    let (shown, _, calls) = &whole;
+    assert_eq!(
+        shown,
+        &format!("Example:\n```\n{HERMES}\n```\nNow for real:\nLet me look.\n")
+    );
+    assert_eq!(calls.len(), 1);
+    assert_eq!(calls[0].1["command"], "ls -la src");
+    for i in 1..text.len() {
+        let (a, b) = text.split_at(i);
+        assert_eq!(summary(&recover(&[a, b])), whole, "split at {i}");
+    }
+    // After a closed inline span too.
+    let (_, _, calls) = summary(&recover(&["Not `<tool_call>`, but:\n", HERMES]));
+    assert_eq!(calls, vec![("shell".into(), json!({"command": "pwd"}))]);
+}
+
+#[test]
+fn a_tag_in_prose_does_not_pull_in_fenced_markup() {
+    // The wrapper is mentioned in prose; the call markup after it is in a fence.
+    assert_text(&[
+        "Calls go in <function_calls>, for example:\n```\n<function_calls>\n<invoke name=\"shell\">\n<parameter name=\"command\">rm -r d3</parameter>\n</invoke>\n</function_calls>\n```\n",
+    ]);
+    assert_text(&[
+        "Write <function=shell> and then:\n```\n<parameter=command>\nrm -r d3\n</parameter>\n</function>\n```\n",
+    ]);
+    // A tag in prose whose block ends inside a fence: the fence still counts after it.
+    assert_text(&[
+        "Use <invoke name=\"x\"> like:\n```\n<invoke name=\"a\">demo</invoke>\n<function=shell>\n<parameter=command>\nrm -r d3\n</parameter>\n</function>\n```\n",
+    ]);
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(500))]
 
     /// Text without call markup comes out exactly as it went in, however it is split.
     #[test]
-    fn text_without_calls_is_unchanged(text in "(?s)[^<]{0,80}(<[a-z/ ]{0,8}[^<]{0,40}){0,4}", cuts in proptest::collection::vec(0usize..200, 0..6)) {
+    fn text_without_calls_is_unchanged(text in "(?s)[^<]{0,80}(<[a-z/ ]{0,8}[^<]{0,40}){0,4}(\n {0,4}[`~]{1,4}[a-z]{0,3}\n[^<]{0,20}){0,3}", cuts in proptest::collection::vec(0usize..200, 0..6)) {
         prop_assume!(!text.contains("<function=") && !text.contains("<invoke") && !text.contains("<tool_call>") && !text.contains("<function_calls>"));
         let mut points: Vec<usize> = cuts.into_iter().map(|c| c % (text.len() + 1)).filter(|c| text.is_char_boundary(*c)).collect();
         points.sort_unstable();
@@ -306,7 +406,7 @@ proptest! {
         Just("<parameter=path>"), Just("</parameter>"), Just("<invoke name=\"shell\">"), Just("</invoke>"),
         Just("<parameter name=\"command\">"), Just("<tool_call>"), Just("</tool_call>"), Just("<function_calls>"),
         Just("</function_calls>"), Just("{\"name\": \"shell\", \"arguments\": {\"command\": \"x\"}}"), Just("<"), Just("\n"),
-        Just("ls"), Just("é"), Just("5"),
+        Just("ls"), Just("é"), Just("5"), Just("`"), Just("```"), Just("\n~~~\n"),
     ], 0..30), split in 0usize..400) {
         let text = parts.concat();
         let mut cut = split % (text.len() + 1);
@@ -315,5 +415,21 @@ proptest! {
         }
         let events = recover(&[&text[..cut], &text[cut..]]);
         let _ = outcome(&events);
+    }
+
+    /// Markup soup in a fence, or in an inline span, is text however the stream cuts it.
+    #[test]
+    fn markup_in_code_is_never_a_call(parts in proptest::collection::vec(prop_oneof![
+        Just("<function=shell>"), Just("</function>"), Just("<parameter=command>"), Just("</parameter>"),
+        Just("<invoke name=\"shell\">"), Just("</invoke>"), Just("<parameter name=\"command\">"),
+        Just("<tool_call>"), Just("</tool_call>"), Just("<function_calls>"), Just("</function_calls>"),
+        Just("{\"name\": \"shell\", \"arguments\": {\"command\": \"x\"}}"), Just("<"), Just(" "), Just("ls"),
+    ], 0..20), fenced in any::<bool>(), split in 0usize..400, after in "[a-z ]{0,10}") {
+        let soup = parts.concat();
+        let text = if fenced { format!("```\n{soup}\n```\n{after}") } else { format!("`{soup}` {after}") };
+        let cut = split % (text.len() + 1);
+        let (shown, _, calls) = summary(&recover(&[&text[..cut], &text[cut..]]));
+        prop_assert!(calls.is_empty());
+        prop_assert_eq!(shown, text);
     }
 }
