@@ -28,6 +28,9 @@ pub struct AppError {
     pub message: String,
     /// What to do next, when there is something to do.
     pub hint: Option<String>,
+    /// The form field the error is about (e.g. `id`), so the window can show it beside that
+    /// field; null for errors about the whole request.
+    pub field: Option<String>,
 }
 
 impl AppError {
@@ -36,6 +39,15 @@ impl AppError {
         AppError {
             message: message.into(),
             hint: hint.map(str::to_string),
+            field: None,
+        }
+    }
+
+    /// The same error, about one form field.
+    pub fn on_field(self, field: &str) -> AppError {
+        AppError {
+            field: Some(field.to_string()),
+            ..self
         }
     }
 
@@ -150,6 +162,7 @@ impl ConfigProblem {
                 "Fix the file in an editor, or move it away (e.g. to {}.broken) to start from the built-in settings, then save again.",
                 self.path
             )),
+            field: None,
         }
     }
 }
@@ -312,25 +325,83 @@ pub struct ProviderInput {
     pub env_key: Option<String>,
 }
 
-/// Adds or updates a provider in the config file: re-reads the file and changes only this
-/// provider's entry. A built-in saved unchanged leaves the file alone (or drops an override
-/// that now equals it); a changed built-in is stored as an override of it.
+/// Adds a provider to the config file (re-read first). Adding never replaces a provider: an id
+/// a built-in or an entry of the file already has is refused, with an error on the `id` field.
+#[tauri::command]
+#[specta::specta]
+pub async fn add_provider(
+    state: State<'_, AppState>,
+    input: ProviderInput,
+) -> CmdResult<ProviderView> {
+    let (id, input) = checked_input(&state, input)?;
+    let config = state.edit_config(|doc| {
+        let provider = provider_from_input(&id, input, None);
+        doc.add_provider(&provider).map_err(|e| match e {
+            ConfigError::ProviderExists(id) => AppError::new(
+                format!("a provider with id `{id}` already exists — edit it, or choose another id"),
+                None,
+            )
+            .on_field("id"),
+            other => AppError::new(format!("Not saved: {other}"), None),
+        })?;
+        Ok(true)
+    })?;
+    saved_view(&state, &config, &id).await
+}
+
+/// Updates a provider in the config file: re-reads the file and changes only this provider's
+/// entry. A built-in saved unchanged leaves the file alone (or drops an override that now
+/// equals it); a changed built-in is stored as an override of it. A provider the file no
+/// longer has (removed by hand since the window showed it) is an error, not re-added.
 #[tauri::command]
 #[specta::specta]
 pub async fn save_provider(
     state: State<'_, AppState>,
     input: ProviderInput,
 ) -> CmdResult<ProviderView> {
+    let (id, input) = checked_input(&state, input)?;
+    let config = state.edit_config(|doc| {
+        // Settings the form doesn't edit are kept from the provider being replaced, as it is
+        // in the file now.
+        let previous = doc.config().providers().into_iter().find(|p| p.id == id);
+        let provider = provider_from_input(&id, input, previous.as_ref());
+        let unchanged_builtin = builtin_providers().into_iter().any(|b| {
+            b == ProviderConfig {
+                builtin: true,
+                ..provider.clone()
+            }
+        });
+        if unchanged_builtin {
+            // Nothing to store; an override that now equals the built-in goes.
+            return doc
+                .remove_provider(&id)
+                .map_err(|e| AppError::new(format!("Not saved: {e}"), None));
+        }
+        doc.update_provider(&provider).map_err(|e| match e {
+            ConfigError::UnknownProvider(id) => AppError::new(
+                format!("Not saved: the config file has no provider `{id}` any more"),
+                Some("It was removed from the file since this window showed it; add it again to keep it."),
+            ),
+            other => AppError::new(format!("Not saved: {other}"), None),
+        })?;
+        Ok(true)
+    })?;
+    saved_view(&state, &config, &id).await
+}
+
+/// The form's input, checked and tidied: its trimmed id, and the input with a clean base URL
+/// and harness (`auto` and empty are none).
+fn checked_input(state: &AppState, input: ProviderInput) -> CmdResult<(String, ProviderInput)> {
     let id = input.id.trim().to_string();
     if id.is_empty()
         || !id
             .chars()
             .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
     {
-        return Err(AppError::new(
-            "the provider id must be letters, digits, `-` or `_`",
-            None,
-        ));
+        return Err(
+            AppError::new("the provider id must be letters, digits, `-` or `_`", None)
+                .on_field("id"),
+        );
     }
     let base_url = input.base_url.trim().trim_end_matches('/').to_string();
     if !(base_url.starts_with("http://") || base_url.starts_with("https://")) {
@@ -350,38 +421,25 @@ pub async fn save_provider(
             .route(input.wire, h)
             .map_err(AppError::from_display)?;
     }
-    let input = ProviderInput {
-        harness,
-        base_url,
-        ..input
-    };
-    let config = state.edit_config(|doc| {
-        // Settings the form doesn't edit are kept from the provider being replaced, as it is
-        // in the file now.
-        let previous = doc.config().providers().into_iter().find(|p| p.id == id);
-        let provider = provider_from_input(&id, input, previous.as_ref());
-        let unchanged_builtin = builtin_providers().into_iter().any(|b| {
-            b == ProviderConfig {
-                builtin: true,
-                ..provider.clone()
-            }
-        });
-        if unchanged_builtin {
-            // Nothing to store; an override that now equals the built-in goes.
-            return doc
-                .remove_provider(&id)
-                .map_err(|e| AppError::new(format!("Not saved: {e}"), None));
-        }
-        doc.put_provider(&provider)
-            .map_err(|e| AppError::new(format!("Not saved: {e}"), None))?;
-        Ok(true)
-    })?;
+    Ok((
+        id,
+        ProviderInput {
+            harness,
+            base_url,
+            ..input
+        },
+    ))
+}
+
+/// The view of provider `id` as `config` (just saved) has it.
+async fn saved_view(state: &AppState, config: &Config, id: &str) -> CmdResult<ProviderView> {
     let provider = config
         .providers()
         .into_iter()
         .find(|p| p.id == id)
         .ok_or_else(|| AppError::new(format!("`{id}` was not saved"), None))?;
     let secrets = state.secrets.clone();
+    let config = config.clone();
     blocking(move || provider_view(secrets.as_ref(), &config, &provider)).await
 }
 
@@ -473,6 +531,7 @@ pub async fn set_provider_key(
             AppError {
                 message: e.to_string(),
                 hint,
+                field: None,
             }
         })?;
         Ok(key_state(secrets.as_ref(), &provider))
@@ -595,6 +654,10 @@ pub struct SessionView {
     pub title: String,
     /// Settings.
     pub settings: SessionSettings,
+    /// The base URL of an ad-hoc provider (one given as a URL, whose id is the placeholder
+    /// `custom`), credentials redacted, as the session log records it; null for a provider with
+    /// an id of its own. The header names such a provider by this URL's host.
+    pub provider_url: Option<String>,
     /// History.
     pub items: Vec<Item>,
     /// Exchanges so far.
@@ -609,9 +672,11 @@ pub struct SessionView {
 
 fn session_view(session: &Session) -> SessionView {
     let path = session.log_path();
-    let title = LoadedSession::read(&path)
-        .map(|l| l.display_title())
-        .unwrap_or_else(|_| "New session".into());
+    let loaded = LoadedSession::read(&path).ok();
+    let title = loaded
+        .as_ref()
+        .map_or_else(|| "New session".into(), LoadedSession::display_title);
+    let provider_url = loaded.and_then(|l| l.provider_url);
     let exchanges = ExchangeLog::read_all(&exchanges_path(&path))
         .map(|all| all.into_iter().map(|e| e.summary).collect())
         .unwrap_or_default();
@@ -620,6 +685,7 @@ fn session_view(session: &Session) -> SessionView {
         id: session.id().to_string(),
         title,
         settings: session.settings(),
+        provider_url,
         items: session.history(),
         exchanges,
         running: session.is_running(),
@@ -711,6 +777,7 @@ fn logged_view(loaded: &LoadedSession, path: &std::path::Path) -> SessionView {
         id: loaded.session_id.clone(),
         title: loaded.display_title(),
         settings: loaded.settings.clone(),
+        provider_url: loaded.provider_url.clone(),
         items: loaded.items.clone(),
         exchanges: ExchangeLog::read_all(&exchanges_path(path))
             .map(|all| all.into_iter().map(|e| e.summary).collect())

@@ -24,6 +24,7 @@ pub fn specta_builder<R: Runtime>() -> Builder<R> {
         .commands(collect_commands![
             commands::app_info,
             commands::list_providers,
+            commands::add_provider,
             commands::save_provider,
             commands::delete_provider,
             commands::set_provider_key,

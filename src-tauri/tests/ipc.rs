@@ -112,16 +112,22 @@ impl Harness {
             .unwrap_or_else(|| panic!("no provider `{id}`"))
     }
 
-    /// Saves a provider view back as the form would (its fields as shown).
+    /// Saves a provider view back as the edit form would (its fields as shown).
     fn save(&self, view: &Value) -> Result<Value, Value> {
-        self.invoke(
-            "save_provider",
-            json!({"input": {
-                "id": view["id"], "name": view["name"], "baseUrl": view["baseUrl"],
-                "wire": view["wire"], "model": view["model"], "harness": view["harness"],
-                "envKey": view["envKey"],
-            }}),
-        )
+        self.invoke("save_provider", Harness::form_input(view))
+    }
+
+    /// Adds a provider as the "New provider" form would.
+    fn add(&self, view: &Value) -> Result<Value, Value> {
+        self.invoke("add_provider", Harness::form_input(view))
+    }
+
+    fn form_input(view: &Value) -> Value {
+        json!({"input": {
+            "id": view["id"], "name": view["name"], "baseUrl": view["baseUrl"],
+            "wire": view["wire"], "model": view["model"], "harness": view["harness"],
+            "envKey": view["envKey"],
+        }})
     }
 
     fn invoke(&self, cmd: &str, args: Value) -> Result<Value, Value> {
@@ -310,6 +316,7 @@ fn errors_carry_a_message_and_a_hint() {
         .invoke("save_provider", json!({"input": {"id": "bad id", "name": "", "baseUrl": "x", "wire": "chat", "model": "m", "harness": null, "envKey": null}}))
         .unwrap_err();
     assert!(err["message"].as_str().unwrap().contains("id"), "{err}");
+    assert_eq!(err["field"], "id", "{err}");
     let harnesses = h.invoke("list_harnesses", json!({})).unwrap();
     assert!(
         harnesses
@@ -432,7 +439,7 @@ fn a_save_rereads_the_file_and_changes_only_its_own_provider() {
     // A new provider is appended; deleting one leaves the rest.
     let mut other = test.clone();
     other["id"] = json!("other");
-    h.save(&other).unwrap();
+    h.add(&other).unwrap();
     h.invoke("delete_provider", json!({"id": "extra"})).unwrap();
     let text = h.config_text();
     assert!(
@@ -445,6 +452,55 @@ fn a_save_rereads_the_file_and_changes_only_its_own_provider() {
         .invoke("delete_provider", json!({"id": "extra"}))
         .unwrap_err();
     assert!(err["message"].as_str().unwrap().contains("extra"), "{err}");
+}
+
+#[test]
+fn adding_never_replaces_a_provider_and_editing_stays_an_update() {
+    let h = Harness::new("http://127.0.0.1:9/v1");
+    // `dup` written by hand after the window last listed the providers.
+    let by_hand = format!(
+        "{}\n[[providers]]\nid = \"dup\"  # mine\nname = \"Dup by hand\"\nbase_url = \"http://127.0.0.1:11/v1\"\nwire = \"chat\"\nmodel = \"hand\"\n",
+        test_config("http://127.0.0.1:9/v1")
+    );
+    std::fs::write(h.paths.config_file(), &by_hand).unwrap();
+    let new_dup = json!({
+        "id": "dup", "name": "Dup", "baseUrl": "http://127.0.0.1:12/v1", "wire": "chat",
+        "model": "new", "harness": null, "envKey": null,
+    });
+    let err = h.add(&new_dup).unwrap_err();
+    assert_eq!(
+        err["message"], "a provider with id `dup` already exists — edit it, or choose another id",
+        "{err}"
+    );
+    assert_eq!(err["field"], "id", "{err}");
+    assert_eq!(h.config_text(), by_hand);
+    assert_eq!(h.provider("dup")["name"], "Dup by hand");
+    // A built-in's id is taken as well, with or without an override in the file.
+    let mut deepseek = h.provider("deepseek");
+    deepseek["model"] = json!("x");
+    let err = h.add(&deepseek).unwrap_err();
+    assert_eq!(err["field"], "id", "{err}");
+    assert_eq!(h.config_text(), by_hand);
+
+    // Editing `dup` updates its entry in place.
+    let mut dup = h.provider("dup");
+    dup["model"] = json!("edited");
+    h.save(&dup).unwrap();
+    assert_eq!(
+        h.config_text(),
+        by_hand.replace("model = \"hand\"", "model = \"edited\"")
+    );
+    // An edit of a provider removed from the file meanwhile does not bring it back.
+    std::fs::write(h.paths.config_file(), test_config("http://127.0.0.1:9/v1")).unwrap();
+    let err = h.save(&dup).unwrap_err();
+    assert!(
+        err["message"]
+            .as_str()
+            .unwrap()
+            .contains("no provider `dup`"),
+        "{err}"
+    );
+    assert_eq!(h.config_text(), test_config("http://127.0.0.1:9/v1"));
 }
 
 #[test]

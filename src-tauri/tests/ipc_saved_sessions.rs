@@ -153,6 +153,8 @@ fn a_session_started_on_a_base_url_reopens_after_a_restart() {
         )
         .unwrap();
     assert_eq!(view["settings"]["provider"], "custom");
+    // The window names such a provider by its URL, which the view carries.
+    assert_eq!(view["providerUrl"], url.as_str());
     let id = view["id"].as_str().unwrap().to_string();
     app.invoke("send_input", json!({"sessionId": id, "text": "hello"}))
         .unwrap();
@@ -165,6 +167,7 @@ fn a_session_started_on_a_base_url_reopens_after_a_restart() {
         .invoke("resume_session", json!({"sessionId": id}))
         .unwrap();
     assert_eq!(view["items"].as_array().unwrap().len(), 2);
+    assert_eq!(view["providerUrl"], url.as_str());
     app.invoke("send_input", json!({"sessionId": id, "text": "again"}))
         .unwrap();
     app.wait_for_turns(1);
@@ -185,6 +188,7 @@ fn a_session_whose_provider_is_gone_shows_its_history_and_says_why_on_send() {
         .unwrap();
     assert_eq!(view["id"], "s-gone");
     assert_eq!(view["settings"]["provider"], "gone");
+    assert!(view["providerUrl"].is_null(), "{view}");
     assert_eq!(view["running"], false);
     let items = view["items"].as_array().unwrap();
     assert_eq!(items.len(), 1);

@@ -12,9 +12,15 @@ export const commands = {
 	/**  All providers with their key status. */
 	listProviders: () => typedError<ProviderView[], AppError>(__TAURI_INVOKE("list_providers")),
 	/**
-	 *  Adds or updates a provider in the config file: re-reads the file and changes only this
-	 *  provider's entry. A built-in saved unchanged leaves the file alone (or drops an override
-	 *  that now equals it); a changed built-in is stored as an override of it.
+	 *  Adds a provider to the config file (re-read first). Adding never replaces a provider: an id
+	 *  a built-in or an entry of the file already has is refused, with an error on the `id` field.
+	 */
+	addProvider: (input: ProviderInput) => typedError<ProviderView, AppError>(__TAURI_INVOKE("add_provider", { input })),
+	/**
+	 *  Updates a provider in the config file: re-reads the file and changes only this provider's
+	 *  entry. A built-in saved unchanged leaves the file alone (or drops an override that now
+	 *  equals it); a changed built-in is stored as an override of it. A provider the file no
+	 *  longer has (removed by hand since the window showed it) is an error, not re-added.
 	 */
 	saveProvider: (input: ProviderInput) => typedError<ProviderView, AppError>(__TAURI_INVOKE("save_provider", { input })),
 	/**
@@ -93,6 +99,11 @@ export type AppError = {
 	message: string,
 	/**  What to do next, when there is something to do. */
 	hint: string | null,
+	/**
+	 *  The form field the error is about (e.g. `id`), so the window can show it beside that
+	 *  field; null for errors about the whole request.
+	 */
+	field: string | null,
 };
 
 /**  App facts for the settings view. */
@@ -836,6 +847,12 @@ export type SessionView = {
 	title: string,
 	/**  Settings. */
 	settings: SessionSettings,
+	/**
+	 *  The base URL of an ad-hoc provider (one given as a URL, whose id is the placeholder
+	 *  `custom`), credentials redacted, as the session log records it; null for a provider with
+	 *  an id of its own. The header names such a provider by this URL's host.
+	 */
+	providerUrl: string | null,
 	/**  History. */
 	items: Item[],
 	/**  Exchanges so far. */

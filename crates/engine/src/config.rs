@@ -137,6 +137,10 @@ pub enum ConfigError {
     /// No such provider.
     #[error("unknown provider `{0}`; run `tack providers` to list them, or pass a base URL")]
     UnknownProvider(String),
+    /// A provider to add has the id of one that exists (built in, or in the config file):
+    /// adding never replaces a provider ([`ConfigDocument::add_provider`]).
+    #[error("a provider with id `{0}` already exists")]
+    ProviderExists(String),
 }
 
 impl Config {
@@ -807,15 +811,42 @@ impl ConfigDocument {
         self.config.providers.iter().any(|p| p.id == id)
     }
 
-    /// Adds a `[[providers]]` entry for `provider`, or updates the entry with its id (the last
-    /// one, which is the one that counts, if the file repeats an id). An update changes only
-    /// the keys whose value differs, keeping their comments; keys the provider no longer has
-    /// are removed; keys Tack doesn't know stay.
+    /// Adds a `[[providers]]` entry for a new provider, at the end of the list. Adding never
+    /// replaces anything: an id that a built-in or an entry of the file already has is refused
+    /// (edit that provider with [`update_provider`](Self::update_provider) instead).
     ///
     /// # Errors
-    /// [`ConfigError::Parse`] when the `providers` key is not a list of tables, or the edited
-    /// document would not load (neither should happen with a file that loaded).
-    pub fn put_provider(&mut self, provider: &ProviderConfig) -> Result<(), ConfigError> {
+    /// [`ConfigError::ProviderExists`] for a taken id; [`ConfigError::Parse`] when the
+    /// `providers` key is not a list of tables, or the edited document would not load.
+    pub fn add_provider(&mut self, provider: &ProviderConfig) -> Result<(), ConfigError> {
+        let id = provider.id.as_str();
+        if self.has_provider(id) || builtin_providers().iter().any(|b| b.id == id) {
+            return Err(ConfigError::ProviderExists(provider.id.clone()));
+        }
+        self.put_provider(provider)
+    }
+
+    /// Updates the provider with `provider`'s id: its entry in the file (the last one, which
+    /// is the one that counts, if the file repeats an id), or, for a built-in the file doesn't
+    /// override yet, a new entry that overrides it. Only keys whose value differs change,
+    /// keeping their comments; keys the provider no longer has are removed; keys Tack doesn't
+    /// know stay.
+    ///
+    /// # Errors
+    /// [`ConfigError::UnknownProvider`] when neither the file nor the built-ins have the id
+    /// (e.g. the entry was removed from the file since it was shown); [`ConfigError::Parse`]
+    /// as for [`add_provider`](Self::add_provider).
+    pub fn update_provider(&mut self, provider: &ProviderConfig) -> Result<(), ConfigError> {
+        let id = provider.id.as_str();
+        if !self.has_provider(id) && !builtin_providers().iter().any(|b| b.id == id) {
+            return Err(ConfigError::UnknownProvider(provider.id.clone()));
+        }
+        self.put_provider(provider)
+    }
+
+    /// Writes `provider` into the document: updates the (last) entry with its id, or appends
+    /// one.
+    fn put_provider(&mut self, provider: &ProviderConfig) -> Result<(), ConfigError> {
         let fresh = self.provider_table(provider)?;
         let path = self.path.clone();
         let not_a_list = || ConfigError::Parse {
@@ -1017,7 +1048,7 @@ model = "m"
         let mut p = work();
         p.model = "qwen3-coder-next".into();
         p.wire = Wire::Chat;
-        doc.put_provider(&p).unwrap();
+        doc.update_provider(&p).unwrap();
         doc.save().unwrap();
         let text = std::fs::read_to_string(&path).unwrap();
         assert_eq!(
@@ -1027,7 +1058,7 @@ model = "m"
         // A value that changed keeps its trailing comment.
         p.wire = Wire::Responses;
         let mut doc = ConfigDocument::load(&path).unwrap();
-        doc.put_provider(&p).unwrap();
+        doc.update_provider(&p).unwrap();
         assert!(
             doc.text()
                 .contains("wire = \"responses\"            # chat | responses | messages\n"),
@@ -1036,7 +1067,7 @@ model = "m"
         );
         // A field the provider no longer has goes; the others stay.
         p.env_key = None;
-        doc.put_provider(&p).unwrap();
+        doc.update_provider(&p).unwrap();
         assert!(!doc.text().contains("WORK_LLM_KEY"));
         assert!(doc.text().contains("# The office gateway."));
         assert_eq!(doc.config().providers.len(), 2);
@@ -1051,7 +1082,7 @@ model = "m"
         p.id = "third".into();
         p.tools = Some(vec!["shell".into()]);
         p.temperature = Some(0.0);
-        doc.put_provider(&p).unwrap();
+        doc.add_provider(&p).unwrap();
         doc.save().unwrap();
         let text = std::fs::read_to_string(&path).unwrap();
         assert!(text.starts_with(USER_FILE), "{text}");
@@ -1067,7 +1098,7 @@ model = "m"
         let path = dir.path().join("sub").join("config.toml");
         let mut doc = ConfigDocument::load(&path).unwrap();
         assert!(!doc.remove_provider("work").unwrap());
-        doc.put_provider(&p).unwrap();
+        doc.add_provider(&p).unwrap();
         doc.save().unwrap();
         assert_eq!(Config::load(&path).unwrap().providers, vec![p]);
     }
@@ -1089,6 +1120,43 @@ model = "m"
     }
 
     #[test]
+    fn adding_refuses_an_id_that_exists_and_updating_one_that_does_not() {
+        let (_dir, path) = file(USER_FILE);
+        let mut doc = ConfigDocument::load(&path).unwrap();
+        // An entry written by hand: adding under its id leaves it as it is.
+        let mut dup = work();
+        dup.name = "Replacement".into();
+        dup.model = "other".into();
+        let err = doc.add_provider(&dup).unwrap_err();
+        assert!(
+            matches!(&err, ConfigError::ProviderExists(id) if id == "work"),
+            "{err}"
+        );
+        assert_eq!(err.to_string(), "a provider with id `work` already exists");
+        assert_eq!(doc.text(), USER_FILE);
+        // A built-in's id is taken too, even without an entry in the file.
+        let mut deepseek = work();
+        deepseek.id = "deepseek".into();
+        assert!(matches!(
+            doc.add_provider(&deepseek).unwrap_err(),
+            ConfigError::ProviderExists(_)
+        ));
+        assert_eq!(doc.text(), USER_FILE);
+        // Updating is what changes an existing provider…
+        doc.update_provider(&dup).unwrap();
+        assert_eq!(doc.config().providers[0].name, "Replacement");
+        assert_eq!(doc.config().providers.len(), 2);
+        // …and it does not add one that isn't there (any more).
+        let mut gone = work();
+        gone.id = "gone".into();
+        assert!(matches!(
+            doc.update_provider(&gone).unwrap_err(),
+            ConfigError::UnknownProvider(id) if id == "gone"
+        ));
+        assert_eq!(doc.config().providers.len(), 2);
+    }
+
+    #[test]
     fn an_override_of_a_built_in_replaces_it_and_removing_it_restores_the_built_in() {
         let (_dir, path) = file("approval = \"never\"\n");
         let builtin = builtin_providers()
@@ -1098,7 +1166,7 @@ model = "m"
         let mut changed = builtin.clone();
         changed.model = "deepseek-reasoner".into();
         let mut doc = ConfigDocument::load(&path).unwrap();
-        doc.put_provider(&changed).unwrap();
+        doc.update_provider(&changed).unwrap();
         assert!(doc.has_provider("deepseek"));
         let merged = doc.config().provider("deepseek", None).unwrap();
         assert_eq!(merged.model, "deepseek-reasoner");
@@ -1117,10 +1185,10 @@ model = "m"
         let mut doc = ConfigDocument::load(&path).unwrap();
         let mut a = doc.config().providers[0].clone();
         a.model = "n".into();
-        doc.put_provider(&a).unwrap();
+        doc.update_provider(&a).unwrap();
         let mut b = a.clone();
         b.id = "b".into();
-        doc.put_provider(&b).unwrap();
+        doc.add_provider(&b).unwrap();
         assert_eq!(doc.config().providers, vec![a, b]);
         assert!(doc.remove_provider("a").unwrap());
         assert_eq!(doc.config().providers.len(), 1);

@@ -46,10 +46,10 @@ impl fmt::Display for ApiKey {
 /// Why a keychain operation failed.
 #[derive(Debug, thiserror::Error)]
 pub enum SecretError {
-    /// No keychain service is reachable.
-    #[error(
-        "the OS keychain is not available ({0}); set the provider's environment variable instead"
-    )]
+    /// No keychain service is reachable; the service's reason (e.g. `Secret Service: no
+    /// result found`). What to do instead (the provider's environment variable) is the
+    /// caller's to say, once, in its own words.
+    #[error("the OS keychain is not available ({0})")]
     Unavailable(String),
     /// The keychain refused or failed.
     #[error("keychain error: {0}")]
@@ -61,7 +61,8 @@ pub enum SecretError {
 pub struct KeychainStatus {
     /// Usable.
     pub available: bool,
-    /// Why not, when not.
+    /// Why not, when not: the keychain's own reason (e.g. `Secret Service: no result found`),
+    /// without advice, so a caller can put it in its own sentence.
     pub message: Option<String>,
 }
 
@@ -136,9 +137,9 @@ impl SecretStore for KeychainStore {
                 available: true,
                 message: None,
             },
-            Err(e) => KeychainStatus {
+            Err(SecretError::Unavailable(reason) | SecretError::Failed(reason)) => KeychainStatus {
                 available: false,
-                message: Some(e.to_string()),
+                message: Some(reason),
             },
         }
     }

@@ -89,7 +89,12 @@ test("settings without a keychain explain the environment variable", async () =>
   const app = await openApp(browser, { config: { keychainAvailable: false } });
   const { page } = app;
   await page.getByRole("button", { name: "Settings", exact: true }).click();
-  await page.getByText("No system keychain.").waitFor();
+  const keychainNote = page.getByRole("note").filter({ hasText: "The OS keychain is not available" });
+  await keychainNote.waitFor();
+  assert.equal(
+    (await keychainNote.innerText()).replace(/\s+/g, " ").trim(),
+    "The OS keychain is not available (Secret Service: no result found). Set the provider's environment variable instead; Tack never stores keys in plain text.",
+  );
   await page.getByRole("note").filter({ hasText: "DEEPSEEK_API_KEY" }).waitFor();
   assert.equal(await page.getByLabel("Set key").count(), 0);
   await app.shot("15-settings-no-keychain");
@@ -105,7 +110,7 @@ test("without a keychain, a provider that needs no key gets no keychain warning"
   await editor.getByText("This provider needs no key.").waitFor();
   await editor.getByText("Key environment variable", { exact: true }).first().waitFor();
   assert.equal(await editor.getByText("The system keychain is not available here").count(), 0);
-  assert.equal(await page.getByText("No system keychain.").count(), 0);
+  assert.equal(await page.getByText("The OS keychain is not available").count(), 0);
   assert.equal(await editor.getByText(/above/).count(), 0);
   await app.shot("29-settings-no-keychain-local");
   assert.deepEqual(await app.violations(), []);
@@ -213,7 +218,7 @@ test("add a provider; start a session with a chosen harness and policy", async (
   await form.getByLabel("Key environment variable", { exact: true }).fill("VLLM_API_KEY");
   await form.getByRole("button", { name: "Add provider" }).click();
   await page.getByText("Added vLLM on the box").waitFor();
-  assert.deepEqual((await app.calls("save_provider"))[0].args, {
+  assert.deepEqual((await app.calls("add_provider"))[0].args, {
     input: {
       id: "vllm-box",
       name: "vLLM on the box",
@@ -233,6 +238,41 @@ test("add a provider; start a session with a chosen harness and policy", async (
   assert.deepEqual((await app.calls("start_session"))[0].args, {
     input: { cwd: "/home/dev/tack", providerId: "vllm-box", model: null, harness: "opencode", approval: "on-request" },
   });
+  assert.deepEqual(await app.violations(), []);
+  await app.context.close();
+});
+
+test("adding never replaces a provider written into config.toml by hand; saves read the file back", async () => {
+  const app = await openApp(browser);
+  const { page } = app;
+  await page.getByRole("button", { name: "Settings", exact: true }).click();
+  // Written by hand while the window is open: the window does not know it yet.
+  const dup = { id: "dup", name: "Dup by hand", baseUrl: "http://127.0.0.1:11/v1", wire: "chat", model: "hand", harness: null, envKey: null };
+  await page.evaluate((p) => window.__tackMock.addProviderByHand(p), dup);
+  const list = page.getByRole("navigation", { name: "Providers" });
+  assert.equal(await list.getByText("Dup by hand").count(), 0);
+  await page.getByRole("button", { name: "Add provider" }).click();
+  const form = page.getByRole("form", { name: "New provider" });
+  await form.getByLabel("Id", { exact: true }).fill("dup");
+  await form.getByLabel("Name", { exact: true }).fill("Dup");
+  await form.getByLabel("Base URL", { exact: true }).fill("http://127.0.0.1:12/v1");
+  await form.getByLabel("Default model", { exact: true }).fill("new");
+  await form.getByRole("button", { name: "Add provider" }).click();
+  await form.getByText("a provider with id `dup` already exists — edit it, or choose another id").waitFor();
+  assert.equal(await page.getByText("Added Dup").count(), 0);
+  // The refusal read the providers back: the hand-written one is listed, unchanged.
+  await list.getByText("Dup by hand").waitFor();
+  await form.getByLabel("Id", { exact: true }).fill("dup-2");
+  await form.getByRole("button", { name: "Add provider" }).click();
+  await page.getByText("Added Dup").waitFor();
+
+  // Another provider written by hand shows up after the next save, here and on the start panel.
+  await page.evaluate((p) => window.__tackMock.addProviderByHand(p), { ...dup, id: "later", name: "Later by hand" });
+  await page.getByLabel("Default model").fill("newer");
+  await page.getByRole("button", { name: "Save changes" }).click();
+  await list.getByText("Later by hand").waitFor();
+  await page.getByRole("button", { name: "Back" }).click();
+  await page.getByLabel("Provider", { exact: true }).locator("option", { hasText: "Later by hand" }).waitFor({ state: "attached" });
   assert.deepEqual(await app.violations(), []);
   await app.context.close();
 });

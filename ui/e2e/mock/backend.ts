@@ -95,6 +95,7 @@ class ShellError {
   constructor(
     readonly message: string,
     readonly hint: string | null = null,
+    readonly field: string | null = null,
   ) {}
 }
 
@@ -165,6 +166,8 @@ const WORKSPACE_FILES = [
 interface SessionState {
   summary: SessionSummary;
   settings: SessionSettings;
+  /** The base URL of an ad-hoc provider (id `custom`). */
+  providerUrl?: string | null;
   items: Item[];
   exchanges: Map<string, Exchange>;
   running: boolean;
@@ -456,6 +459,8 @@ export class MockShell {
         };
       case "list_providers":
         return this.providers;
+      case "add_provider":
+        return this.addProvider(args.input as ProviderInput);
       case "save_provider":
         return this.saveProvider(args.input as ProviderInput);
       case "delete_provider":
@@ -539,6 +544,7 @@ export class MockShell {
       id: session.summary.id,
       title: session.summary.title,
       settings: session.settings,
+      providerUrl: session.providerUrl ?? null,
       items: session.items,
       exchanges: [...session.exchanges.values()].map(summarize),
       running: session.running,
@@ -563,10 +569,25 @@ export class MockShell {
     );
   }
 
-  private saveProvider(input: ProviderInput): ProviderView {
+  /** A provider written into config.toml by hand: the shell sees it when it next reads the file. */
+  addProviderByHand(provider: ProviderInput): void {
+    this.providers = [...this.providers, { ...provider, key: key(false, null, "none"), builtin: false, overridden: false }];
+  }
+
+  /** Like the shell: adding never replaces a provider (built in or in the file). */
+  private addProvider(input: ProviderInput): ProviderView {
+    this.refuseBrokenConfig();
+    if (this.providers.some((p) => p.id === input.id) || initialProviders().some((p) => p.id === input.id)) {
+      throw new ShellError(`a provider with id \`${input.id}\` already exists — edit it, or choose another id`, null, "id");
+    }
+    return this.saveProvider(input, true);
+  }
+
+  private saveProvider(input: ProviderInput, adding = false): ProviderView {
     this.refuseBrokenConfig();
     if (!input.id || !input.baseUrl) throw new ShellError("A provider needs an id and a base URL.");
     const existing = this.providers.find((p) => p.id === input.id);
+    if (!existing && !adding) throw new ShellError(`Not saved: the config file has no provider \`${input.id}\` any more`);
     const builtin = initialProviders().find((p) => p.id === input.id && p.builtin);
     // A built-in saved as it is stays a plain built-in; changed, it is an override of it.
     const overridden =

@@ -25,9 +25,9 @@ export function installMockShell(config: MockConfig = window.__TACK_MOCK_CONFIG_
       try {
         return shell.invoke(cmd, (args ?? {}) as Record<string, unknown>);
       } catch (error) {
-        // The real shell rejects with its AppError object ({message, hint}), not an Error.
-        const { message, hint } = error as { message: string; hint: string | null };
-        return Promise.reject({ message, hint: hint ?? null });
+        // The real shell rejects with its AppError object ({message, hint, field}), not an Error.
+        const { message, hint, field } = error as { message: string; hint: string | null; field?: string | null };
+        return Promise.reject({ message, hint: hint ?? null, field: field ?? null });
       }
     },
     { shouldMockEvents: true },

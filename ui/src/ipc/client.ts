@@ -24,14 +24,17 @@ import type {
   StartSessionInput,
 } from "./types";
 
-/** A failed command: the shell's message and its hint for the user. */
+/** A failed command: the shell's message, its hint for the user, and the form field it is about. */
 export class IpcError extends Error {
   readonly hint: string | null;
+  /** The form field the error is about (e.g. "id"), or null for the whole request. */
+  readonly field: string | null;
 
   constructor(error: AppError) {
     super(error.message);
     this.name = "IpcError";
     this.hint = error.hint;
+    this.field = error.field ?? null;
   }
 }
 
@@ -47,6 +50,9 @@ async function unwrap<T>(pending: Promise<CommandResult<T>>): Promise<T> {
 export const shell = {
   appInfo: (): Promise<AppInfo> => unwrap(commands.appInfo()),
   listProviders: (): Promise<ProviderView[]> => unwrap(commands.listProviders()),
+  /** Adds a new provider; an id that exists is refused (error on the `id` field). */
+  addProvider: (input: ProviderInput): Promise<ProviderView> => unwrap(commands.addProvider(input)),
+  /** Updates an existing provider. */
   saveProvider: (input: ProviderInput): Promise<ProviderView> => unwrap(commands.saveProvider(input)),
   deleteProvider: (id: string): Promise<null> => unwrap(commands.deleteProvider(id)),
   setProviderKey: (id: string, key: string): Promise<KeyState> =>
@@ -85,8 +91,8 @@ export const shell = {
 };
 
 /** The message to show for any failure of a shell call. */
-export function describeFailure(error: unknown): { message: string; hint: string | null } {
-  if (error instanceof IpcError) return { message: error.message, hint: error.hint };
-  if (error instanceof Error) return { message: error.message, hint: null };
-  return { message: String(error), hint: null };
+export function describeFailure(error: unknown): { message: string; hint: string | null; field: string | null } {
+  if (error instanceof IpcError) return { message: error.message, hint: error.hint, field: error.field };
+  if (error instanceof Error) return { message: error.message, hint: null, field: null };
+  return { message: String(error), hint: null, field: null };
 }

@@ -22,7 +22,13 @@ export function SessionView() {
   if (!session) return null;
   return (
     <div className="session-view">
-      <TopBar title={session.title} settings={session.settings} running={session.running} autoHarness={session.autoHarness} />
+      <TopBar
+        title={session.title}
+        settings={session.settings}
+        providerUrl={session.providerUrl}
+        running={session.running}
+        autoHarness={session.autoHarness}
+      />
       {rows.length === 0 ? (
         <div className="session-empty">
           <p>Describe what you want done in <span className="mono">{session.settings.cwd}</span>.</p>

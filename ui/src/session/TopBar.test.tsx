@@ -1,7 +1,7 @@
 import { render, screen } from "@testing-library/react";
 import { describe, expect, it } from "vitest";
 import type { SessionSettings } from "../ipc";
-import { TopBar } from "./TopBar";
+import { providerLabel, TopBar } from "./TopBar";
 
 const settings: SessionSettings = { cwd: "/w", provider: "vllm", model: "Qwen3-Coder", wire: "chat", harness: "qwen-code", approval: "untrusted" };
 
@@ -15,5 +15,16 @@ describe("session header", () => {
     render(<TopBar title="t" settings={settings} running={false} />);
     expect(screen.queryByTestId("session-harness")).not.toBeInTheDocument();
     expect(screen.getByText("qwen-code")).toBeInTheDocument();
+  });
+
+  it("an ad-hoc provider is named by the host of its base URL", () => {
+    render(<TopBar title="t" settings={{ ...settings, provider: "custom" }} providerUrl="http://127.0.0.1:8082/v1" running={false} />);
+    expect(screen.getByText("127.0.0.1:8082")).toBeInTheDocument();
+    expect(screen.queryByText("custom")).not.toBeInTheDocument();
+    expect(providerLabel("custom", "https://llm.example.com/v1")).toBe("llm.example.com");
+    // A provider with an id of its own keeps it; a URL that doesn't parse leaves the id.
+    expect(providerLabel("vllm", "http://127.0.0.1:8000/v1")).toBe("vllm");
+    expect(providerLabel("custom", "not a url")).toBe("custom");
+    expect(providerLabel("custom", null)).toBe("custom");
   });
 });

@@ -15,16 +15,34 @@ const POLICY_LABEL: Record<ApprovalPolicy, string> = {
 export interface TopBarProps {
   title: string;
   settings: SessionSettings | null;
+  /** The base URL of an ad-hoc provider (id `custom`): the header names it by its host. */
+  providerUrl?: string | null;
   running: boolean;
   /** What "auto" picked and why, when the session was started on auto. */
   autoHarness?: InferredHarness | null;
+}
+
+/** The id the engine gives a provider that was given as a base URL (crates/engine resolve.rs). */
+const AD_HOC_PROVIDER_ID = "custom";
+
+/**
+ * How the header names a provider: its id, or for an ad-hoc one (given as a base URL, id
+ * `custom`) the host of that URL ("127.0.0.1:8082"), which says more than the placeholder id.
+ */
+export function providerLabel(provider: string, providerUrl: string | null): string {
+  if (provider !== AD_HOC_PROVIDER_ID || !providerUrl) return provider;
+  try {
+    return new URL(providerUrl).host || provider;
+  } catch {
+    return provider;
+  }
 }
 
 /**
  * Session title and settings in force; a harness picked by "auto" says so and why; the
  * approval policy is loud when it is `never`.
  */
-export function TopBar({ title, settings, running, autoHarness = null }: TopBarProps) {
+export function TopBar({ title, settings, providerUrl = null, running, autoHarness = null }: TopBarProps) {
   const inspectorOpen = useUiStore((s) => s.inspectorOpen);
   const toggleInspector = useUiStore((s) => s.toggleInspector);
   const show = useUiStore((s) => s.show);
@@ -36,7 +54,7 @@ export function TopBar({ title, settings, running, autoHarness = null }: TopBarP
       </div>
       {settings && (
         <dl className="topbar-settings" aria-label="Session settings">
-          <Setting term="provider" value={settings.provider} />
+          <Setting term="provider" value={providerLabel(settings.provider, providerUrl)} />
           <Setting term="model" value={settings.model} mono />
           {autoHarness ? (
             <div className="topbar-setting topbar-auto" title={`auto picked ${settings.harness}: ${autoHarness.reason}`}>

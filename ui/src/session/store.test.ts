@@ -17,6 +17,7 @@ function view(overrides: Partial<SessionView> = {}): SessionView {
     id: "s1",
     title: "Build",
     settings: { cwd: "/w", provider: "local", model: "m", wire: "chat", harness: "minimal", approval: "untrusted" },
+    providerUrl: null,
     items: [{ type: "function_call", id: "f1", call_id: "c1", name: "shell", arguments: '{"command":"cargo build"}' }],
     exchanges: [],
     running: true,

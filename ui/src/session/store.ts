@@ -33,6 +33,8 @@ export interface OpenSession {
   id: string;
   title: string;
   settings: SessionSettings;
+  /** The base URL of an ad-hoc provider (one given as a URL, id `custom`), else null. */
+  providerUrl: string | null;
   /** A turn is running (sending steers, Stop interrupts). */
   running: boolean;
   turnId: string | null;
@@ -76,6 +78,7 @@ export const useSessionStore = create<SessionState>()((set, get) => ({
         id: view.id,
         title: view.title,
         settings: view.settings,
+        providerUrl: view.providerUrl,
         running: view.running,
         turnId: null,
         lastUsage: null,

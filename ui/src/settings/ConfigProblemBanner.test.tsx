@@ -77,6 +77,8 @@ describe("a config file that does not load", () => {
     fixed = true;
     fireEvent.click(screen.getByRole("button", { name: "Check again" }));
     await waitFor(() => expect(screen.queryByRole("alert", { name: "The config file has an error" })).not.toBeInTheDocument());
+    // The refusal was about the file, which loads now: it goes too.
+    expect(screen.queryByText(/Not saved:/)).not.toBeInTheDocument();
   });
 });
 
@@ -109,5 +111,78 @@ describe("a built-in provider", () => {
     render(<SettingsView />);
     expect(screen.queryByRole("button", { name: "Delete provider" })).not.toBeInTheDocument();
     expect(screen.queryByRole("button", { name: "Reset to built-in" })).not.toBeInTheDocument();
+  });
+});
+
+describe("adding a provider", () => {
+  const dupByHand: ProviderView = { ...local, id: "dup", name: "Dup by hand", builtin: false, baseUrl: "http://127.0.0.1:11/v1" };
+
+  async function fillNew(id: string) {
+    fireEvent.click(screen.getByRole("button", { name: "Add provider" }));
+    const form = screen.getByRole("form", { name: "New provider" });
+    fireEvent.change(within(form).getByLabelText("Id"), { target: { value: id } });
+    fireEvent.change(within(form).getByLabelText("Name"), { target: { value: "Dup" } });
+    fireEvent.change(within(form).getByLabelText("Base URL"), { target: { value: "http://127.0.0.1:12/v1" } });
+    fireEvent.change(within(form).getByLabelText("Default model"), { target: { value: "m" } });
+    return form;
+  }
+
+  it("refuses an id the file already has, beside the Id field, and then lists that provider", async () => {
+    // `dup` was written into config.toml by hand after the window listed the providers.
+    useCatalogStore.setState({ appInfo: info(null), providers: [local] });
+    const calls: string[] = [];
+    mockIPC((cmd) => {
+      calls.push(cmd);
+      if (cmd === "add_provider")
+        return Promise.reject({ message: "a provider with id `dup` already exists — edit it, or choose another id", hint: null, field: "id" });
+      if (cmd === "app_info") return info(null);
+      if (cmd === "list_providers") return [local, dupByHand];
+      return null;
+    });
+    render(<SettingsView />);
+    const form = await fillNew("dup");
+    fireEvent.click(within(form).getByRole("button", { name: "Add provider" }));
+    const id = within(form).getByLabelText("Id");
+    await waitFor(() => expect(id).toHaveAccessibleDescription("a provider with id `dup` already exists — edit it, or choose another id"));
+    expect(id).toHaveAttribute("aria-invalid", "true");
+    expect(calls).toContain("add_provider");
+    expect(calls).not.toContain("save_provider");
+    // Nothing was replaced: the hand-written provider is listed, as the backend has it.
+    expect(screen.getByRole("navigation", { name: "Providers" })).toHaveTextContent("Dup by hand");
+    // Another id answers the error.
+    fireEvent.change(id, { target: { value: "dup-2" } });
+    expect(id).not.toHaveAttribute("aria-invalid", "true");
+    expect(within(form).getByRole("button", { name: "Add provider" })).toBeEnabled();
+  });
+
+  it("flags an id that is listed already before sending anything", async () => {
+    useCatalogStore.setState({ appInfo: info(null), providers: [local, dupByHand] });
+    const calls: string[] = [];
+    mockIPC((cmd) => {
+      calls.push(cmd);
+      return null;
+    });
+    render(<SettingsView />);
+    const form = await fillNew("dup");
+    expect(within(form).getByLabelText("Id")).toHaveAccessibleDescription("a provider with id `dup` already exists — edit it, or choose another id");
+    expect(within(form).getByRole("button", { name: "Add provider" })).toBeDisabled();
+    expect(calls).toEqual([]);
+  });
+
+  it("after a save, reads the providers back, so ones added to the file by hand appear", async () => {
+    useCatalogStore.setState({ appInfo: info(null), providers: [local] });
+    const added: ProviderView = { ...dupByHand, id: "mine", name: "Mine" };
+    mockIPC((cmd) => {
+      if (cmd === "add_provider") return added;
+      if (cmd === "app_info") return info(null);
+      if (cmd === "list_providers") return [local, dupByHand, added];
+      return null;
+    });
+    render(<SettingsView />);
+    const form = await fillNew("mine");
+    fireEvent.click(within(form).getByRole("button", { name: "Add provider" }));
+    const list = screen.getByRole("navigation", { name: "Providers" });
+    await waitFor(() => expect(list).toHaveTextContent("Dup by hand"));
+    expect(useCatalogStore.getState().providers.map((p) => p.id)).toEqual(["local", "dup", "mine"]);
   });
 });

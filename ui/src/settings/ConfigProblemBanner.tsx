@@ -24,8 +24,7 @@ export function ConfigProblemBanner() {
 
   const check = async () => {
     setChecking(true);
-    const catalog = useCatalogStore.getState();
-    await Promise.all([catalog.refreshAppInfo(), catalog.refreshProviders()]);
+    await useCatalogStore.getState().refresh();
     setChecking(false);
   };
 

@@ -1,4 +1,4 @@
-import { useState, type FormEvent } from "react";
+import { useEffect, useState, type FormEvent } from "react";
 import { describeFailure, shell, type HarnessInfo, type ProviderInput, type ProviderView, type Wire } from "../ipc";
 import { Button } from "../primitives/Button";
 import { ConfirmDialog } from "../primitives/ConfirmDialog";
@@ -33,25 +33,60 @@ function toInput(provider: ProviderView | null): ProviderInput {
     : { id: "", name: "", baseUrl: "", wire: "chat", model: "", harness: null, envKey: null };
 }
 
+/** A failed save or delete, as the form shows it. */
+interface FormError {
+  message: string;
+  hint: string | null;
+  /** The field it is about ("id" is shown beside the Id field), or null. */
+  field: string | null;
+  /** Refused because config.toml did not load: it goes once the file loads again. */
+  configProblem: boolean;
+}
+
+/** What the form says about an id that is taken (the shell says the same when it refuses). */
+export function idTakenMessage(id: string): string {
+  return `a provider with id \`${id}\` already exists — edit it, or choose another id`;
+}
+
 /** Add or edit a provider: endpoint, wire, default model, harness (or auto), env var name. */
 export function ProviderForm({ provider, harnesses, onSaved, onDeleted }: ProviderFormProps) {
   const [input, setInput] = useState<ProviderInput>(() => toInput(provider));
   const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<{ message: string; hint: string | null } | null>(null);
+  const [error, setError] = useState<FormError | null>(null);
   const isNew = provider === null;
   const keychainAvailable = useCatalogStore((s) => s.appInfo?.keychain.available ?? true);
-  const set = <K extends keyof ProviderInput>(key: K, value: ProviderInput[K]) => setInput((prev) => ({ ...prev, [key]: value }));
+  const configProblem = useCatalogStore((s) => s.appInfo?.configProblem ?? null);
+  const knownIds = useCatalogStore((s) => s.providers.map((p) => p.id).join("\n"));
+  const set = <K extends keyof ProviderInput>(key: K, value: ProviderInput[K]) => {
+    setInput((prev) => ({ ...prev, [key]: value }));
+    // An error about this field is answered by changing it.
+    setError((prev) => (prev?.field === key ? null : prev));
+  };
+
+  // A save refused because config.toml did not load is moot once it loads again ("Check again").
+  useEffect(() => {
+    if (configProblem === null) setError((prev) => (prev?.configProblem ? null : prev));
+  }, [configProblem]);
+
+  /** A failure, shown in the form; the window then reads the backend's state again. */
+  const fail = async (failure: unknown) => {
+    const described = describeFailure(failure);
+    const catalog = useCatalogStore.getState();
+    // A refusal may come from a file that broke, or gained a provider, since the window last looked.
+    await catalog.refresh();
+    setError({ ...described, configProblem: useCatalogStore.getState().appInfo?.configProblem != null });
+  };
 
   const submit = async (event: FormEvent) => {
     event.preventDefault();
     setBusy(true);
     setError(null);
     try {
-      onSaved(await shell.saveProvider({ ...input, envKey: input.envKey?.trim() || null }));
+      const tidy = { ...input, envKey: input.envKey?.trim() || null };
+      // Adding never replaces a provider; editing one is an update.
+      onSaved(await (isNew ? shell.addProvider(tidy) : shell.saveProvider(tidy)));
     } catch (failure) {
-      setError(describeFailure(failure));
-      // A refusal may come from a config file that broke since the window last looked.
-      void useCatalogStore.getState().refreshAppInfo();
+      await fail(failure);
     } finally {
       setBusy(false);
     }
@@ -65,19 +100,33 @@ export function ProviderForm({ provider, harnesses, onSaved, onDeleted }: Provid
       await shell.deleteProvider(provider.id);
       onDeleted(provider.id);
     } catch (failure) {
-      setError(describeFailure(failure));
-      void useCatalogStore.getState().refreshAppInfo();
+      await fail(failure);
     }
   };
 
   const idValid = /^[a-z0-9][a-z0-9_-]*$/.test(input.id);
+  // Known taken ids are flagged as typed; the shell checks again against the file when saving.
+  const idTaken = isNew && input.id !== "" && knownIds.split("\n").includes(input.id);
+  const idError = error?.field === "id" ? error.message : idTaken ? idTakenMessage(input.id) : null;
+  const formError = error && error.field !== "id" ? error : null;
   const chosenHarness = harnesses.find((h) => h.id === input.harness) ?? null;
   const misfit = chosenHarness ? harnessFit(chosenHarness, input.wire) : null;
   const harnessError = misfit && !misfit.ok ? `${chosenHarness?.id} can't run on this wire: ${misfit.reason}.` : null;
   return (
     <form className="provider-form" onSubmit={(e) => void submit(e)} aria-label={isNew ? "New provider" : `Edit ${provider.name}`}>
       <div className="form-grid">
-        <Field label="Id" help="Lowercase letters, digits, - and _. Sessions refer to it.">
+        <Field
+          label="Id"
+          help={
+            idError ? (
+              <span className="form-field-error" role="alert">
+                {idError}
+              </span>
+            ) : (
+              "Lowercase letters, digits, - and _. Sessions refer to it."
+            )
+          }
+        >
           {({ id, describedBy }) => (
             <input
               id={id}
@@ -86,7 +135,7 @@ export function ProviderForm({ provider, harnesses, onSaved, onDeleted }: Provid
               value={input.id}
               required
               readOnly={!isNew}
-              aria-invalid={input.id !== "" && !idValid}
+              aria-invalid={(input.id !== "" && !idValid) || idError !== null}
               onChange={(e) => set("id", e.target.value.trim())}
               placeholder="my-provider"
             />
@@ -161,10 +210,10 @@ export function ProviderForm({ provider, harnesses, onSaved, onDeleted }: Provid
           )}
         </Field>
       </div>
-      {error && (
+      {formError && (
         <p className="form-error" role="alert">
-          {error.message}
-          {error.hint && <span className="muted"> — {error.hint}</span>}
+          {formError.message}
+          {formError.hint && <span className="muted"> — {formError.hint}</span>}
         </p>
       )}
       <div className="form-actions">
@@ -179,7 +228,7 @@ export function ProviderForm({ provider, harnesses, onSaved, onDeleted }: Provid
           </Button>
         )}
         <span className="approval-spacer" />
-        <Button type="submit" variant="primary" disabled={busy || !idValid || harnessError !== null}>
+        <Button type="submit" variant="primary" disabled={busy || !idValid || idTaken || harnessError !== null}>
           {isNew ? "Add provider" : "Save changes"}
         </Button>
       </div>

@@ -17,7 +17,9 @@ export function SettingsView() {
   const harnesses = useCatalogStore((s) => s.harnesses);
   const appInfo = useCatalogStore((s) => s.appInfo);
   const putProvider = useCatalogStore((s) => s.putProvider);
-  const refreshProviders = useCatalogStore((s) => s.refreshProviders);
+  // After a save or delete: the backend re-read config.toml, so read back what it has now
+  // (providers added to the file by hand included), the same way "Check again" does.
+  const refresh = useCatalogStore((s) => s.refresh);
   const closeSettings = useUiStore((s) => s.closeSettings);
   const [selected, setSelected] = useState<string | "new" | null>(providers[0]?.id ?? null);
   const provider = providers.find((p) => p.id === selected) ?? null;
@@ -38,8 +40,8 @@ export function SettingsView() {
       {/* About keys: beside a provider that takes none, it would only alarm. */}
       {!keychain.available && (selected === "new" || provider?.key.needed) && (
         <div className="settings-banner" role="note">
-          <strong>No system keychain.</strong> Keys are read from each provider&apos;s environment variable; Tack does not store
-          keys in plain text.{keychain.message ? ` (${keychain.message})` : ""}
+          <strong>The OS keychain is not available{keychain.message ? ` (${keychain.message})` : ""}.</strong> Set the
+          provider&apos;s environment variable instead; Tack never stores keys in plain text.
         </div>
       )}
       <div className="settings-body">
@@ -78,6 +80,7 @@ export function SettingsView() {
                   forgetInferences();
                   putProvider(saved);
                   setSelected(saved.id);
+                  void refresh();
                   toast.success(`Added ${saved.name}`);
                 }}
                 onDeleted={() => undefined}
@@ -111,17 +114,18 @@ export function SettingsView() {
                 onSaved={(saved) => {
                   forgetInferences();
                   putProvider(saved);
+                  void refresh();
                   toast.success(`Saved ${saved.name}`);
                 }}
                 onDeleted={(id) => {
                   if (provider.builtin) {
                     // An override went: the built-in is back, with its own settings.
-                    void refreshProviders();
+                    void refresh();
                     toast.success(`Reset ${provider.name} to the built-in settings`);
                     return;
                   }
                   setSelected(null);
-                  void refreshProviders();
+                  void refresh();
                   toast.success(`Deleted ${id}`);
                 }}
               />

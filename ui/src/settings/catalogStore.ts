@@ -14,6 +14,12 @@ export interface CatalogState {
   refreshProviders(): Promise<void>;
   /** Reads the app facts again (the config file may have been fixed or broken since). */
   refreshAppInfo(): Promise<void>;
+  /**
+   * Reads the providers and the app facts again, as the backend has them now (after a save or a
+   * delete, which re-read config.toml, or "Check again"), so providers added to the file by hand
+   * show up everywhere (Settings, the start panel) and a fixed config problem goes.
+   */
+  refresh(): Promise<void>;
   /** Replaces one provider in place (after save or a key change). */
   putProvider(provider: ProviderView): void;
 }
@@ -55,6 +61,10 @@ export const useCatalogStore = create<CatalogState>()((set, get) => ({
       const { message, hint } = describeFailure(error);
       toast.error(`Could not read the app settings: ${message}`, hint);
     }
+  },
+
+  async refresh() {
+    await Promise.all([get().refreshAppInfo(), get().refreshProviders()]);
   },
 
   putProvider(provider) {

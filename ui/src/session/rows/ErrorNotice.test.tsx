@@ -55,6 +55,7 @@ describe("what a refused key asks the user to do", () => {
       id: "s1",
       title: "t",
       settings: { cwd: "/w", provider: "deepseek", model: "deepseek-chat", wire: "chat", harness: "claude-code-bare", approval: "untrusted" },
+      providerUrl: null,
       items: [],
       exchanges: [],
       running: false,
