@@ -141,6 +141,12 @@ pub enum ConfigError {
     /// adding never replaces a provider ([`ConfigDocument::add_provider`]).
     #[error("a provider with id `{0}` already exists")]
     ProviderExists(String),
+    /// A base URL whose credential was redacted when it was logged (a session started with a
+    /// key in its URL); the URL must be given again.
+    #[error(
+        "the base URL `{0}` held a credential, which Tack does not store; pass the full URL again with --provider"
+    )]
+    RedactedUrl(String),
 }
 
 impl Config {
@@ -189,9 +195,13 @@ impl Config {
         wire: Option<Wire>,
     ) -> Result<ProviderConfig, ConfigError> {
         if id_or_url.starts_with("http://") || id_or_url.starts_with("https://") {
+            if id_or_url.contains(tack_protocol::REDACTED) {
+                return Err(ConfigError::RedactedUrl(id_or_url.to_string()));
+            }
             return Ok(ProviderConfig {
                 id: "custom".into(),
-                name: id_or_url.to_string(),
+                // The name is shown and logged; the URL may carry a key.
+                name: tack_wire::client::redact_url(id_or_url),
                 base_url: id_or_url.trim_end_matches('/').to_string(),
                 wire: wire.unwrap_or(Wire::Chat),
                 env_key: Some("TACK_API_KEY".into()),
