@@ -7,17 +7,21 @@
 //! | known read-only command reading only inside the workspace | run | run | run |
 //! | known read-only command reading outside it (`cat ../x`, `ls /etc`, `cat ~/.aws/…`) | ask | run | run |
 //! | other command | ask | run | run |
+//! | command writing outside the workspace (`echo x >> ~/.bashrc`, `cp a ../b`, `tar x -C ..`, `> "$f"`) | ask | ask | run |
 //! | dangerous command (`rm -r`, `sudo`, `git push --force`, …) | ask | ask | run |
 //! | code the classifier cannot see (`$X args`, `… \| sh`, `python -c`, `perl -e`, …) | ask | ask | run |
 //! | command asking for escalation | ask | ask | run |
-//! | file write inside the workspace | ask | run | run |
-//! | file write outside the workspace | ask | ask | **ask** |
+//! | file tool write inside the workspace (`write_file`, `edit`, `apply_patch`) | ask | run | run |
+//! | file tool write outside the workspace | ask | ask | **ask** |
 //!
 //! A compound command is judged by its most dangerous part (see
 //! [`crate::command_safety::classify_in`], which also says which words of a read-only command
-//! count as paths and how they are resolved against the working directory). Writes outside
-//! the workspace ask under every policy: `never` means "don't ask about commands", not "let
-//! the model edit files outside the project you opened without telling you". "Approve for
+//! count as paths and how they are resolved against the working directory, and which words
+//! of a command are the files it changes). File tool writes outside the workspace ask under
+//! every policy: `never` means "don't ask about commands", not "let the model edit files
+//! outside the project you opened without telling you". Shell commands that write outside
+//! the workspace ask under `untrusted` and `on-request` and run under `never`, which never
+//! asks about commands. "Approve for
 //! this session" remembers the exact command line (for commands) or the exact set of paths
 //! (for writes).
 
@@ -130,7 +134,9 @@ fn assess_policy(policy: ApprovalPolicy, action: &ToolAction, workspace: &Path) 
             };
             let assessment = classify_in(command, &site);
             match (policy, assessment.class) {
-                (_, CommandClass::Dangerous) => ask(assessment.reason, Risk::High),
+                (_, CommandClass::Dangerous | CommandClass::WritesOutside) => {
+                    ask(assessment.reason, Risk::High)
+                }
                 (
                     ApprovalPolicy::Untrusted,
                     CommandClass::Mutating | CommandClass::ReadsOutside,
@@ -430,6 +436,65 @@ mod tests {
                 "{command:?}"
             );
         }
+    }
+
+    #[test]
+    fn shell_writes_outside_the_workspace_ask_unless_never() {
+        for command in [
+            "echo hi >> ~/.bashrc_x",
+            "cp README.md ../outx",
+            "cp README.md /tmp/outx",
+            "mv d3 ../d3moved",
+            "tee ../outx < README.md",
+            "touch ../outx",
+            "mkdir ../d3moved",
+            "install -D README.md ../outx",
+            "tar cf - d3 | tar xf - -C ..",
+            "echo x > \"$f\"",
+            "cd /tmp && touch x",
+        ] {
+            for policy in [ApprovalPolicy::Untrusted, ApprovalPolicy::OnRequest] {
+                let asked = asks(policy, command);
+                assert!(
+                    matches!(&asked, Some((reason, Risk::High)) if reason.contains("outside the workspace") || reason.contains("only known when it runs")),
+                    "{policy} {command:?}: {asked:?}"
+                );
+            }
+            assert_eq!(asks(ApprovalPolicy::Never, command), None, "{command:?}");
+        }
+        assert_eq!(
+            asks(ApprovalPolicy::OnRequest, "cp README.md /tmp/outx").map(|a| a.0),
+            Some("writes outside the workspace: /tmp/outx".to_string())
+        );
+        // Code read from a here-string by `make` cannot be checked.
+        assert!(matches!(
+            asks(
+                ApprovalPolicy::OnRequest,
+                "make -f /dev/stdin <<< \"all:;rm -r d3\""
+            ),
+            Some((_, Risk::High))
+        ));
+        for command in [
+            "cp a.txt b.txt",
+            "mkdir -p build",
+            "echo x > out.txt",
+            "cargo build",
+            "npm install",
+            "git commit -m x",
+            "touch src/new.rs",
+            "sed -i s/a/b/ src/x.rs",
+            "echo x > /dev/null",
+        ] {
+            assert_eq!(
+                asks(ApprovalPolicy::OnRequest, command),
+                None,
+                "{command:?}"
+            );
+        }
+        assert_eq!(
+            asks(ApprovalPolicy::OnRequest, "rm -rf target").map(|a| a.0),
+            Some("`rm -r` deletes recursively".to_string())
+        );
     }
 
     #[test]

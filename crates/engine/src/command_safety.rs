@@ -27,7 +27,8 @@
 //! `perl -e`, `node -e`, `ruby -e`, `php -r`, `awk '…system(…)…'`, `sed '…e…'`).
 //!
 //! [`classify_in`] also knows where the command runs, and tells reads inside the workspace
-//! from reads outside it ([`CommandClass::ReadsOutside`]).
+//! from reads outside it ([`CommandClass::ReadsOutside`]), and changes inside the workspace
+//! from changes outside it ([`CommandClass::WritesOutside`]).
 
 use std::fmt;
 use std::path::Path;
@@ -35,9 +36,13 @@ use std::path::Path;
 use tack_protocol::Risk;
 use tree_sitter::{Node, Parser};
 
-use reads::{FILE_TESTS, PathItem, Site, listing, read_operands};
+use reads::{FILE_TESTS, listing, read_operands};
+use site::{PathItem, Site};
+use writes::{input_names_targets, write_operands};
 
 mod reads;
+mod site;
+mod writes;
 
 /// How far `bash -c`, `eval` and heredoc scripts are followed.
 const MAX_NESTING: usize = 8;
@@ -52,6 +57,10 @@ pub enum CommandClass {
     ReadsOutside,
     /// Changes files or state, or is not known to be read-only.
     Mutating,
+    /// Changes files outside the workspace (a redirection or a known file-changing command
+    /// whose target resolves outside it, or is only known when it runs), or changes anything
+    /// from a working directory outside it. Only [`classify_in`] gives this verdict.
+    WritesOutside,
     /// Destructive, privileged or system-wide (`rm -r`, `sudo`, `git push --force`, …), or
     /// runs code that cannot be checked (`$X args`, `… | sh`, `python -c`).
     Dangerous,
@@ -63,16 +72,17 @@ impl CommandClass {
         match self {
             CommandClass::ReadOnly => Risk::Low,
             CommandClass::ReadsOutside | CommandClass::Mutating => Risk::Medium,
-            CommandClass::Dangerous => Risk::High,
+            CommandClass::WritesOutside | CommandClass::Dangerous => Risk::High,
         }
     }
 
-    /// `read-only`, `reads-outside`, `mutating` or `dangerous`.
+    /// `read-only`, `reads-outside`, `mutating`, `writes-outside` or `dangerous`.
     pub fn as_str(self) -> &'static str {
         match self {
             CommandClass::ReadOnly => "read-only",
             CommandClass::ReadsOutside => "reads-outside",
             CommandClass::Mutating => "mutating",
+            CommandClass::WritesOutside => "writes-outside",
             CommandClass::Dangerous => "dangerous",
         }
     }
@@ -110,7 +120,7 @@ pub struct CommandAssessment {
 }
 
 /// Classifies a command line as given to `bash -lc`, without looking at where it runs: no
-/// verdict is [`CommandClass::ReadsOutside`].
+/// verdict is [`CommandClass::ReadsOutside`] or [`CommandClass::WritesOutside`].
 pub fn classify(command: &str) -> CommandAssessment {
     let mut parts = Vec::new();
     classify_script(command, 0, None, &mut parts);
@@ -147,11 +157,50 @@ pub struct CommandSite<'a> {
 /// matched against the directory entries) and compared with the workspace root, itself
 /// resolved through symlinks. `/dev/null`, `/dev/zero`, `/dev/random`, `/dev/urandom`,
 /// `/dev/stdin`, `/dev/stdout`, `/dev/stderr`, `/dev/tty` and `/dev/fd/N` count as inside.
+///
+/// Writes are checked the same way, for any command that is not read-only: a part becomes
+/// [`CommandClass::WritesOutside`] when a target resolves outside the workspace or is only
+/// known when it runs (`> "$f"`, `cp a $(…)`, `… | xargs rm` unless the names come from
+/// `find`/`git ls-files`/`grep -l` inside). Targets are output redirections (`>`, `>>`, `&>`,
+/// `>|`, `2>`, …, on any command) and, for known file-changing commands, the words that name
+/// what changes: the destination of `cp`/`install`/`ln`/`rsync`/`scp` (last operand or `-t
+/// DIR`), every operand of `mv`, `rm`, `rmdir`, `unlink`, `touch`, `mkdir`, `truncate`, `tee`,
+/// the files of `chmod`/`chown`/`chgrp`, `dd of=`, the archive of `tar c` (`-f`) and the
+/// directory of `tar x` (`-C`), `unzip -d`, the files of `sed -i`, `git -C`/`--work-tree`/
+/// `--git-dir` and the directory of `git clone`/`init`/`worktree add`, `curl -o`/`-D`/`-c`/
+/// `--output-dir`, `wget -O`/`-P`/`-o`, `patch -d`/`-o` and its file operand, `sort -o`, `find`
+/// `-fprint` (and its starting points with `-exec`). Sources that are only read do not count.
+/// When the working directory is outside the workspace, or a `cd`/`pushd` in the line leaves
+/// it, every part that changes anything becomes [`CommandClass::WritesOutside`] too.
 pub fn classify_in(command: &str, site: &CommandSite<'_>) -> CommandAssessment {
     let site = Site::new(site);
     let mut parts = Vec::new();
     classify_script(command, 0, Some(&site), &mut parts);
+    changes_from_outside(&site, &mut parts);
     summarize(parts)
+}
+
+/// Every part that changes something, when it runs outside the workspace: the working
+/// directory is outside, or a `cd` leaves (conservatively for the whole line, since loops and
+/// groups make "after the `cd`" hard to tell from the text).
+fn changes_from_outside(site: &Site, parts: &mut [CommandPart]) {
+    let away = match site.cwd_outside() {
+        Some(cwd) => format!("runs in {cwd}, outside the workspace"),
+        None => match parts.iter().find(|p| {
+            matches!(p.program.as_deref(), Some("cd" | "pushd"))
+                && p.class == CommandClass::ReadsOutside
+        }) {
+            Some(cd) => format!("runs after `{}`, which leaves the workspace", cd.text),
+            None => return,
+        },
+    };
+    for p in parts
+        .iter_mut()
+        .filter(|p| p.class == CommandClass::Mutating)
+    {
+        p.class = CommandClass::WritesOutside;
+        p.reason = format!("may write outside the workspace: `{}` {away}", p.text);
+    }
 }
 
 fn summarize(parts: Vec<CommandPart>) -> CommandAssessment {
@@ -330,6 +379,8 @@ struct Stage {
     literal_output: Option<String>,
     /// `xargs` giving a read-only program file names from its input.
     reads_input_paths: bool,
+    /// `xargs` giving a file-changing program (`rm`, `sed -i`, …) file names from its input.
+    writes_input_paths: bool,
     /// What its output lines are.
     listing: Listing,
 }
@@ -796,13 +847,23 @@ impl<'s> Walker<'s> {
         if !writes {
             return;
         }
+        let outside = self.site.and_then(|site| {
+            site.judge_writes(
+                &PathItem::from_word(&dest_word)
+                    .into_iter()
+                    .collect::<Vec<_>>(),
+            )
+        });
         if !dest_word.literal {
-            parts.push(part(
-                text,
-                None,
-                CommandClass::Mutating,
-                "redirects output to a file whose name is only known when it runs",
-            ));
+            parts.push(match outside {
+                Some(reason) => part(text, None, CommandClass::WritesOutside, reason),
+                None => part(
+                    text,
+                    None,
+                    CommandClass::Mutating,
+                    "redirects output to a file whose name is only known when it runs",
+                ),
+            });
             return;
         }
         let target = dest_word.value.as_str();
@@ -811,6 +872,10 @@ impl<'s> Walker<'s> {
         }
         if let Some(reason) = dangerous_write_target(target) {
             parts.push(part(text, None, CommandClass::Dangerous, reason));
+            return;
+        }
+        if let Some(reason) = outside {
+            parts.push(part(text, None, CommandClass::WritesOutside, reason));
             return;
         }
         let verb = if operator.contains(">>") {
@@ -871,6 +936,18 @@ impl<'s> Walker<'s> {
                 && own.program == stage.program
             {
                 own.class = CommandClass::ReadOnly;
+                own.reason = format!(
+                    "`xargs` gives `{}` paths found inside the workspace",
+                    stage.program.as_deref().unwrap_or("?")
+                );
+            }
+            if stage.writes_input_paths
+                && lists_inside
+                && let Some(own) = parts.get_mut(own_part[i])
+                && own.class == CommandClass::WritesOutside
+                && own.program == stage.program
+            {
+                own.class = CommandClass::Mutating;
                 own.reason = format!(
                     "`xargs` gives `{}` paths found inside the workspace",
                     stage.program.as_deref().unwrap_or("?")
@@ -971,8 +1048,26 @@ impl<'s> Walker<'s> {
         self.substitutions(node, parts);
     }
 
-    /// Judges a simple command given its words (program first).
+    /// Judges a simple command given its words (program first), then where a command that
+    /// changes files writes.
     fn judge(&self, words: &[Word], nested: &mut Vec<CommandPart>) -> Judged {
+        let mut judged = self.judge_program(words, nested);
+        if let Some(site) = self.site
+            && judged.class == CommandClass::Mutating
+            && let Some((first, args)) = words.split_first()
+            && first.literal
+            && (!first.value.contains('/') || is_system_bin(&first.value))
+            && let Some(items) = write_operands(program_name(&first.value), args)
+            && let Some(reason) = site.judge_writes(&items)
+        {
+            judged.class = CommandClass::WritesOutside;
+            judged.reason = reason;
+        }
+        judged
+    }
+
+    /// Judges a simple command given its words (program first), without the write check.
+    fn judge_program(&self, words: &[Word], nested: &mut Vec<CommandPart>) -> Judged {
         use CommandClass::{Dangerous, Mutating, ReadOnly, ReadsOutside};
         let first = &words[0];
         if !first.literal {
@@ -1033,6 +1128,7 @@ impl<'s> Walker<'s> {
             }
             "env" => {
                 let mut rest = args;
+                let mut chdir: Option<&Word> = None;
                 while let Some((w, tail)) = rest.split_first() {
                     let v = w.value.as_str();
                     if v == "-S" || v == "--split-string" || v.starts_with("--split-string=") {
@@ -1052,6 +1148,9 @@ impl<'s> Walker<'s> {
                         );
                     }
                     if v == "-u" || v == "--unset" || v == "-C" || v == "--chdir" {
+                        if v == "-C" || v == "--chdir" {
+                            chdir = tail.first();
+                        }
                         rest = tail.get(1..).unwrap_or(&[]);
                     } else if v.starts_with('-') || (v.contains('=') && !v.starts_with('=')) {
                         if let Some((name, _)) = v.split_once('=')
@@ -1064,11 +1163,24 @@ impl<'s> Walker<'s> {
                         break;
                     }
                 }
-                return if rest.is_empty() {
-                    Judged::read_only(p, "`env` prints the environment")
-                } else {
-                    self.judge(rest, nested)
-                };
+                if rest.is_empty() {
+                    return Judged::read_only(p, "`env` prints the environment");
+                }
+                let mut judged = self.judge(rest, nested);
+                // `env -C DIR cmd` runs `cmd` in `DIR`.
+                if judged.class == Mutating
+                    && let Some(site) = self.site
+                    && let Some(reason) = site.judge_writes(
+                        &chdir
+                            .and_then(PathItem::from_word)
+                            .into_iter()
+                            .collect::<Vec<_>>(),
+                    )
+                {
+                    judged.class = CommandClass::WritesOutside;
+                    judged.reason = format!("{reason} (`env -C`)");
+                }
+                return judged;
             }
             "nice" | "ionice" | "stdbuf" | "chrt" | "taskset" | "time" | "command" | "builtin"
             | "exec" | "nohup" | "setsid" | "watch" | "timeout" => {
@@ -1175,6 +1287,20 @@ impl<'s> Walker<'s> {
                     return judged;
                 }
                 let mut judged = self.judge(inner, nested);
+                // `… | xargs rm`: the files it changes come from its input.
+                if judged.class == Mutating
+                    && self.site.is_some()
+                    && let Some(inner_program) = judged.program.clone()
+                    && input_names_targets(&inner_program, &inner[1..])
+                {
+                    judged.class = CommandClass::WritesOutside;
+                    judged.reason = format!(
+                        "`xargs` gives `{inner_program}` paths from its input, so what it changes is only known when it runs"
+                    );
+                    judged.stage.writes_input_paths = !values
+                        .iter()
+                        .any(|v| *v == "-a" || v.starts_with("--arg-file"));
+                }
                 if judged.class == ReadOnly
                     && self.site.is_some()
                     && judged
@@ -1268,6 +1394,9 @@ impl<'s> Walker<'s> {
             if matches!(program, "echo" | "printf") && args.iter().all(|w| w.literal) {
                 judged.stage.literal_output = printed_text(program, &values);
             }
+            if matches!(program, "sed" | "awk" | "gawk" | "mawk" | "nawk") {
+                return self.program_from_file(judged, args, &["--file"]);
+            }
             return judged;
         }
         if is_interpreter(program) {
@@ -1293,12 +1422,69 @@ impl<'s> Walker<'s> {
                 );
             }
             let mut judged = Judged::new(p, Mutating, format!("`{program}` runs a program"));
-            if script.is_none_or(|w| w.value == "/dev/stdin") {
+            if script.is_none_or(|w| is_stdin_path(&w.value)) {
                 judged.stage.runs_stdin = true;
             }
             return judged;
         }
-        Judged::new(p, Mutating, mutating_reason(program))
+        let judged = Judged::new(p, Mutating, mutating_reason(program));
+        // Build tools run the recipes of the file they are given: from their input, that is
+        // code like `… | sh`.
+        match program {
+            "make" | "gmake" => self.program_from_file(judged, args, &["--file", "--makefile"]),
+            "just" => self.program_from_file(judged, args, &["--justfile"]),
+            "ninja" => self.program_from_file(judged, args, &[]),
+            _ => judged,
+        }
+    }
+
+    /// `judged` for a program given the file of its program with `-f FILE` (or one of `long`):
+    /// dangerous when that is another command's output (`-f <(…)`), and reading its program
+    /// from its input when it is `-` or `/dev/stdin` (so `… | make -f -` and `make -f
+    /// /dev/stdin <<< …` are judged like `… | sh`).
+    fn program_from_file(&self, mut judged: Judged, args: &[Word], long: &[&str]) -> Judged {
+        let program = judged.program.clone().unwrap_or_default();
+        let mut i = 0;
+        while i < args.len() {
+            let v = args[i].value.as_str();
+            i += 1;
+            if !args[i - 1].literal {
+                continue;
+            }
+            if v == "--" {
+                break;
+            }
+            let attached = v
+                .strip_prefix("-f")
+                .filter(|rest| !rest.is_empty())
+                .or_else(|| {
+                    long.iter()
+                        .find_map(|l| v.strip_prefix(*l).and_then(|r| r.strip_prefix('=')))
+                });
+            let (file, substituted) = match attached {
+                Some(rest) => (rest.to_string(), false),
+                None if v == "-f" || long.contains(&v) => match args.get(i) {
+                    Some(next) => (next.value.clone(), next.process_substitution),
+                    None => continue,
+                },
+                None => continue,
+            };
+            if substituted {
+                return Judged::new(
+                    Some(&program),
+                    CommandClass::Dangerous,
+                    format!(
+                        "`{program} -f` runs the output of another command as a program, which cannot be checked"
+                    ),
+                );
+            }
+            if file == "-" || is_stdin_path(&file) {
+                judged.class = judged.class.max(CommandClass::Mutating);
+                judged.reason = format!("`{program}` runs a program from its input");
+                judged.stage.runs_stdin = true;
+            }
+        }
+        judged
     }
 
     fn judge_shell(&self, program: &str, args: &[Word], nested: &mut Vec<CommandPart>) -> Judged {
@@ -1381,7 +1567,7 @@ impl<'s> Walker<'s> {
                     "`{program}` runs the output of another command as a script, which cannot be checked"
                 ),
             ),
-            Some(script) if !matches!(script.value.as_str(), "-" | "/dev/stdin") => Judged::new(
+            Some(script) if script.value != "-" && !is_stdin_path(&script.value) => Judged::new(
                 p,
                 Mutating,
                 format!("`{program}` runs the script `{}`", script.value),
@@ -1859,6 +2045,11 @@ fn is_system_bin(path: &str) -> bool {
     ]
     .iter()
     .any(|dir| path.starts_with(dir) && !path[dir.len()..].contains('/'))
+}
+
+/// Names of a process's own standard input.
+fn is_stdin_path(path: &str) -> bool {
+    matches!(path, "/dev/stdin" | "/dev/fd/0" | "/proc/self/fd/0")
 }
 
 fn is_shell(program: &str) -> bool {

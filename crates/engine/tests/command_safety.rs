@@ -4,7 +4,7 @@
 
 use tack_engine::command_safety::{CommandClass, CommandSite, classify, classify_in};
 
-use CommandClass::{Dangerous, Mutating, ReadOnly, ReadsOutside};
+use CommandClass::{Dangerous, Mutating, ReadOnly, ReadsOutside, WritesOutside};
 
 #[track_caller]
 fn check(expected: CommandClass, commands: &[&str]) {
@@ -604,6 +604,7 @@ fn place() -> Place {
     let outside = dir.path().join("outside");
     for d in [
         workspace.join("src/deep"),
+        workspace.join("d3"),
         home.join(".aws"),
         outside.clone(),
     ] {
@@ -859,5 +860,271 @@ fn reads_inside_the_workspace() {
         &p.outside,
         ReadsOutside,
         &["ls", "cat outside.txt", "git status", "find . -name x"],
+    );
+}
+
+/// What the tester saw run without a prompt under `on-request`: commands that change files
+/// outside the workspace.
+const TESTER_WRITES_OUTSIDE: &[&str] = &[
+    "echo hi >> ~/.bashrc_x",
+    "cp README.md ../outx",
+    "cp README.md /tmp/outx",
+    "mv d3 ../d3moved",
+    "tee ../outx < README.md",
+    "touch ../outx",
+    "mkdir ../d3moved",
+    "install -D README.md ../outx",
+    "tar cf - d3 | tar xf - -C ..",
+];
+
+/// Everyday commands that change only the workspace: never [`WritesOutside`].
+const WRITES_INSIDE: &[&str] = &[
+    "cp a.txt b.txt",
+    "mkdir -p build",
+    "echo x > out.txt",
+    "cargo build",
+    "npm install",
+    "git commit -m x",
+    "touch src/new.rs",
+    "sed -i s/a/b/ src/a.rs",
+    "echo x > /dev/null",
+    "cargo build 2>/dev/null",
+    "cargo test 2>&1 | tee test.log",
+    "ls > /dev/null 2>&1",
+    "echo x >> log.txt",
+    "cp /etc/hosts hosts.txt",
+    "cp ../outside/outside.txt .",
+    "mv a.txt src/",
+    "mv d3 d4",
+    "ln -s ../outside link2",
+    "tar czf out.tgz src",
+    "tar xf ../outside/a.tar",
+    "tar cf - src | tar xf - -C build",
+    "unzip ../a.zip -d out",
+    "curl -o page.html https://example.com",
+    "curl -sSL https://example.com > page.html",
+    "wget -O - https://example.com",
+    "wget -qO- https://example.com",
+    "git -C src commit -m x",
+    "git clone https://example.com/y.git vendor/y",
+    "git worktree add wt",
+    "find . -name '*.o' -exec rm {} \\;",
+    "find . -name '*.o' | xargs rm",
+    "git ls-files -z | xargs -0 sed -i s/a/b/",
+    "chmod +x script.sh",
+    "chmod -x script.sh",
+    "chown user a.txt",
+    "sort -o sorted.txt a.txt",
+    "rm link_out",
+    "rm a.txt src/a.rs",
+    "make -C src",
+    "make",
+    "cd src && touch x",
+    "patch -p1 < fix.patch",
+    "echo x | tee out.txt",
+    "tee -a log.txt < a.txt",
+    "install -d build/bin",
+    "install -m 755 a.txt build/",
+    "rsync -a src/ build/",
+    "rsync -a src/ host:/backup/",
+    "scp a.txt host:/tmp/",
+    "touch src/*.rs",
+    "mkdir -p out && cp a.txt out/",
+    "truncate -s 0 a.txt",
+    "echo x > $PWD/out.txt",
+    "echo '> ../x'",
+];
+
+#[test]
+fn writes_outside_the_workspace() {
+    let p = place();
+    check_in(&p, &p.workspace, WritesOutside, TESTER_WRITES_OUTSIDE);
+    check_in(
+        &p,
+        &p.workspace,
+        WritesOutside,
+        &[
+            // Redirections of any command, to any descriptor.
+            "echo x > ../out.txt",
+            "ls &> /tmp/log",
+            "ls &>> /tmp/log",
+            "cargo build 2> ../err.log",
+            "echo x >| ../f",
+            "cat a.txt > $HOME/x",
+            "cat a.txt > \"${HOME}/x\"",
+            "echo x > link_file",
+            "echo x > link_out/new.txt",
+            "cat <<EOF > ../x\nhi\nEOF",
+            "npm install > ../log.txt",
+            // Write targets only known when it runs.
+            "echo x > \"$f\"",
+            "echo x > $(mktemp)",
+            "touch \"$f\"",
+            "cp a.txt $DEST",
+            "ls | xargs rm",
+            "cat list.txt | xargs rm",
+            "xargs rm < list.txt",
+            // Destinations and operands of file-changing commands.
+            "cp -t ../dest a.txt",
+            "cp -rt ../dest src",
+            "cp --target-directory=/tmp a.txt",
+            "cp a.txt link_out/x",
+            "cp a.txt ~/",
+            "mv ../outside/outside.txt .",
+            "rm ../outside/outside.txt",
+            "rm link_out/outside.txt",
+            "rm -f ~/.bashrc_x",
+            "unlink ../x",
+            "rmdir ../outside",
+            "ln -s a.txt ../link",
+            "ln -sf a.txt /tmp/",
+            "chmod +x ../outside/outside.txt",
+            "chmod -x ../x",
+            "chmod 600 ~/.ssh/config",
+            "chown user ../x",
+            "chgrp staff /tmp/x",
+            "truncate -s 0 ../x",
+            "touch -d yesterday ../x",
+            "mkdir -p ~/.config/x",
+            "install -d /tmp/x",
+            "echo x | tee -a ../log",
+            "rsync -a src/ ../backup/",
+            "scp host:/etc/x ../y",
+            "tar czf ../backup.tgz src",
+            "tar -cf /tmp/x.tar src",
+            "tar -xzf a.tgz -C /tmp",
+            "tar --extract --file=a.tar --directory=../x",
+            "unzip a.zip -d ../out",
+            "sed -i s/a/b/ ../outside/outside.txt",
+            "sed -i.bak -e s/a/b/ ~/.bashrc",
+            "git -C ../other commit -m x",
+            "git --work-tree=/tmp checkout HEAD -- a",
+            "git clone https://example.com/y.git ../y",
+            "git worktree add ../wt",
+            "git format-patch -o ../patches HEAD~3",
+            "curl -o ../x https://example.com",
+            "curl -sSLo /tmp/x https://example.com",
+            "curl --output=/tmp/x https://example.com",
+            "curl --output-dir /tmp -O https://example.com/x",
+            "wget -O ~/x https://example.com",
+            "wget -P /tmp https://example.com",
+            "patch -d .. -p1 < fix.patch",
+            "patch ../x.c fix.patch",
+            "sort -o ../x a.txt",
+            "uniq a.txt ../x",
+            "find .. -name '*.o' -exec rm {} \\;",
+            "find . -fprint ../list",
+            "make -C ../other",
+            "env -C /tmp touch x",
+            // Through wrappers, nested scripts, groups and substitutions.
+            "timeout 5 cp a.txt ../x",
+            "nice cp a.txt ../x",
+            "bash -c 'cp a.txt ../x'",
+            "echo 'touch ../x' | sh",
+            "(cd src; cp a.rs /tmp/)",
+            "for f in *.rs; do cp $f /tmp; done",
+            "find . -name '*.rs' | xargs -I{} cp {} ../backup/",
+            "echo $(touch ../x)",
+            // Anything that changes files after a `cd` out of the workspace.
+            "cd /tmp && touch x",
+            "cd .. && make",
+            "cd \"$X\" && rm a",
+            "cd ~ && echo x > y",
+        ],
+    );
+    // From a working directory outside the workspace, any change is outside.
+    check_in(
+        &p,
+        &p.outside,
+        WritesOutside,
+        &["touch x", "make", "echo x > y", "cargo build"],
+    );
+    let site = CommandSite {
+        workspace: &p.workspace,
+        cwd: &p.workspace,
+        home: Some(&p.home),
+    };
+    assert_eq!(
+        classify_in("echo hi >> ~/.bashrc_x", &site).reason,
+        format!(
+            "writes outside the workspace: {}",
+            p.home.join(".bashrc_x").display()
+        )
+    );
+    assert_eq!(
+        classify_in("cp README.md /tmp/outx", &site).reason,
+        "writes outside the workspace: /tmp/outx"
+    );
+    assert_eq!(
+        classify_in("touch \"$f\"", &site).reason,
+        "writes to a path that is only known when it runs: `\"$f\"`"
+    );
+    assert!(
+        classify_in("cd /tmp && touch x", &site)
+            .reason
+            .starts_with("may write outside the workspace: `touch x` runs after `cd /tmp`"),
+        "{}",
+        classify_in("cd /tmp && touch x", &site).reason
+    );
+    // Dangerous stays dangerous, and without a place there is no outside.
+    assert_eq!(classify_in("rm -rf ../x", &site).class, Dangerous);
+    assert_eq!(classify_in("echo x > /etc/hosts", &site).class, Dangerous);
+    check(Mutating, TESTER_WRITES_OUTSIDE);
+}
+
+#[test]
+fn writes_inside_the_workspace_keep_their_class() {
+    let p = place();
+    let site = CommandSite {
+        workspace: &p.workspace,
+        cwd: &p.workspace,
+        home: Some(&p.home),
+    };
+    let mut wrong = Vec::new();
+    for command in WRITES_INSIDE {
+        let got = classify_in(command, &site);
+        if got.class == WritesOutside {
+            wrong.push(format!("{command:?}: {}", got.reason));
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+    assert_eq!(classify_in("rm -rf target", &site).class, Dangerous);
+    assert_eq!(classify_in("cp a.txt b.txt", &site).class, Mutating);
+    assert_eq!(classify_in("echo x > /dev/null", &site).class, ReadOnly);
+}
+
+/// A build tool or interpreter reading its program from its input runs code Tack cannot see.
+#[test]
+fn programs_read_from_input_are_dangerous() {
+    check(
+        Dangerous,
+        &[
+            "make -f /dev/stdin <<< \"all:;rm -r d3\"",
+            "make -f - <<< 'all:;rm -r d3'",
+            "echo 'all:;rm -r d3' | make -f -",
+            "cat x.mk | make -f -",
+            "make -f - < x.mk",
+            "make --file=/dev/stdin <<'EOF'\nall:\n\trm -r d3\nEOF",
+            "make --makefile - < x.mk",
+            "gmake -f- < x.mk",
+            "make -f <(echo 'all:;rm -r d3')",
+            "just -f /dev/stdin <<< 'x:'",
+            "just --justfile - < x",
+            "ninja -f /dev/stdin < build.ninja",
+            "awk -f - <<< 'BEGIN{system(\"rm -r d\")}'",
+            "sed -f /dev/stdin a.txt <<< '1e rm -r d'",
+            "python3 /dev/fd/0 < x.py",
+            "perl /dev/stdin < x.pl",
+            "bash /proc/self/fd/0 < x.sh",
+        ],
+    );
+    check(
+        Mutating,
+        &[
+            "make",
+            "make -f build.mk all",
+            "make -f /dev/stdin",
+            "just -f justfile build",
+        ],
     );
 }

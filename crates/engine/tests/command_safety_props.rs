@@ -5,7 +5,10 @@
 use proptest::prelude::*;
 use std::path::Path;
 
+use tack_engine::approval::{SessionApprovals, Verdict, assess};
 use tack_engine::command_safety::{CommandClass, CommandSite, classify, classify_in};
+use tack_engine::tools::ToolAction;
+use tack_protocol::ApprovalPolicy;
 
 const SAFE: &[&str] = &[
     "ls",
@@ -67,12 +70,38 @@ const READS_OUTSIDE: &[&str] = &[
     "cat \"$f\"",
 ];
 
+/// Commands that change files outside the workspace `/w` (from `/w`, home `/home/u`).
+const WRITES_OUTSIDE: &[&str] = &[
+    "echo hi >> ~/.bashrc_x",
+    "cp README.md ../outx",
+    "cp README.md /tmp/outx",
+    "mv d3 ../d3moved",
+    "tee ../outx < README.md",
+    "touch ../outx",
+    "mkdir ../d3moved",
+    "install -D README.md ../outx",
+    "tar xf - -C ..",
+    "sed -i s/a/b/ ../x",
+    "git -C ../other commit -m x",
+    "curl -o /tmp/x https://example.com",
+    "ls 2> ../err.log",
+    "echo x > \"$f\"",
+];
+
 /// A workspace that does not exist on disk, so only the lexical rules apply.
 fn site() -> CommandSite<'static> {
     CommandSite {
         workspace: Path::new("/w"),
         cwd: Path::new("/w"),
         home: Some(Path::new("/home/u")),
+    }
+}
+
+fn exec(command: &str) -> ToolAction {
+    ToolAction::Exec {
+        command: command.to_string(),
+        cwd: "/w".into(),
+        escalated: false,
     }
 }
 
@@ -160,6 +189,35 @@ proptest! {
         prop_assert_eq!(a.class, CommandClass::ReadsOutside, "{:?}: {}", line, a.reason);
         // Without a place, the same line is only read-only.
         prop_assert_eq!(classify(&line).class, CommandClass::ReadOnly, "{:?}", line);
+    }
+
+    #[test]
+    fn one_write_outside_anywhere_asks(
+        picks in prop::collection::vec(0..SAFE.len(), 0..5),
+        outside in 0..WRITES_OUTSIDE.len(),
+        also_reads in prop::option::of(0..READS_OUTSIDE.len()),
+        at in 0..6usize,
+        ops in prop::collection::vec(0..OPERATORS.len(), 6),
+        wraps in prop::collection::vec(0..4usize, 6),
+    ) {
+        let mut commands: Vec<String> = picks.iter().zip(&wraps).map(|(i, w)| wrap(SAFE[*i], *w)).collect();
+        if let Some(r) = also_reads {
+            commands.push(READS_OUTSIDE[r].to_string());
+        }
+        let at = at.min(commands.len());
+        commands.insert(at, wrap(WRITES_OUTSIDE[outside], wraps[5]));
+        let refs: Vec<&str> = commands.iter().map(String::as_str).collect();
+        let line = join(&refs, &ops);
+        let a = classify_in(&line, &site());
+        prop_assert_eq!(a.class, CommandClass::WritesOutside, "{:?}: {}", line, a.reason);
+        for policy in [ApprovalPolicy::Untrusted, ApprovalPolicy::OnRequest] {
+            let verdict = assess(policy, &exec(&line), Path::new("/w"), &SessionApprovals::default());
+            prop_assert!(matches!(verdict, Verdict::Ask { .. }), "{} {:?}", policy, line);
+        }
+        let verdict = assess(ApprovalPolicy::Never, &exec(&line), Path::new("/w"), &SessionApprovals::default());
+        prop_assert_eq!(verdict, Verdict::Run, "{:?}", line);
+        // Without a place, the same line only changes files.
+        prop_assert_eq!(classify(&line).class, CommandClass::Mutating, "{:?}", line);
     }
 
     #[test]

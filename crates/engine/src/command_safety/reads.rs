@@ -1,45 +1,14 @@
-//! Which files a known read-only command reads, and whether they are inside the workspace
-//! (see [`super::classify_in`] for the rules).
+//! Which files a known read-only command reads (see [`super::classify_in`] for the rules);
+//! [`super::site`] tells whether they are inside the workspace.
 
-use std::path::{Component, Path, PathBuf};
-
-use super::{CommandSite, Listing, Word};
+use super::site::PathItem;
+use super::{Listing, Word};
 
 /// `test` operators that look at a file.
 pub(super) const FILE_TESTS: [&str; 20] = [
     "-a", "-b", "-c", "-d", "-e", "-f", "-g", "-h", "-k", "-p", "-r", "-s", "-u", "-w", "-x", "-G",
     "-L", "-N", "-O", "-S",
 ];
-
-/// A word that names a file a command reads.
-#[derive(Debug, Clone)]
-pub(super) struct PathItem {
-    /// As written, for reasons.
-    written: String,
-    /// The path text (`~` not yet expanded), `None` when only known when it runs.
-    pub(super) path: Option<String>,
-    /// The shell matches it against file names.
-    glob: bool,
-}
-
-impl PathItem {
-    /// `None` for a process substitution, which is a pipe rather than a file.
-    pub(super) fn from_word(word: &Word) -> Option<PathItem> {
-        (!word.process_substitution).then(|| PathItem {
-            written: word.value.clone(),
-            path: word.path.clone(),
-            glob: word.glob,
-        })
-    }
-
-    fn literal(text: &str) -> PathItem {
-        PathItem {
-            written: text.to_string(),
-            path: Some(text.to_string()),
-            glob: false,
-        }
-    }
-}
 
 /// How a read-only program's words name the files it reads. Option lists are option words
 /// separated by spaces.
@@ -321,11 +290,7 @@ pub(super) fn read_operands(program: &str, args: &[Word]) -> Option<Vec<PathItem
         let pattern = operands.next();
         // `getline < FILE` in an awk program reads a file the words do not show.
         if spec.assignments && pattern.is_some_and(|w| w.value.contains("getline")) {
-            items.push(PathItem {
-                written: "getline".to_string(),
-                path: None,
-                glob: false,
-            });
+            items.push(PathItem::unknown("getline"));
         }
     }
     let before = items.len();
@@ -365,27 +330,7 @@ fn is_assignment(word: &str) -> bool {
 /// `find [-H|-L|-P] [-D x] [-Olevel] START… EXPRESSION`: the starting points (`.` when none),
 /// and files named by `-newer`-like tests.
 fn find_operands(args: &[Word]) -> Vec<PathItem> {
-    let mut items = Vec::new();
-    let mut i = 0;
-    while let Some(v) = args.get(i).map(|w| w.value.as_str()) {
-        match v {
-            "-H" | "-L" | "-P" => i += 1,
-            "-D" => i += 2,
-            _ if v.starts_with("-O") => i += 1,
-            _ => break,
-        }
-    }
-    while let Some(w) = args.get(i) {
-        let v = w.value.as_str();
-        if w.literal && (v.starts_with('-') || matches!(v, "(" | "!" | ")" | ",")) {
-            break;
-        }
-        items.extend(PathItem::from_word(w));
-        i += 1;
-    }
-    if items.is_empty() {
-        items.push(PathItem::literal("."));
-    }
+    let (mut items, mut i) = find_start_points(args);
     while i < args.len() {
         let v = args[i].value.as_str();
         let names_file = matches!(
@@ -521,201 +466,29 @@ pub(super) fn listing(program: &str, values: &[&str], stdin: bool) -> Listing {
     }
 }
 
-/// Where a command runs, resolved once per command line.
-#[derive(Debug)]
-pub(super) struct Site {
-    /// The workspace root, resolved through symlinks.
-    root: PathBuf,
-    /// The workspace root as given, normalized (to tell a link that leads out in reasons).
-    root_as_given: PathBuf,
-    /// Where relative paths start.
-    pub(super) cwd: PathBuf,
-    /// For `~` and `$HOME`.
-    pub(super) home: Option<PathBuf>,
-}
-
-/// Where a path is, for the read check.
-enum Place {
-    Inside,
-    /// Outside, shown as this text.
-    Outside(String),
-    /// Only known when the command runs.
-    Unknown,
-}
-
-/// Paths a glob may expand to before the check falls back to the pattern's own path.
-const MAX_GLOB_MATCHES: usize = 4096;
-
-impl Site {
-    pub(super) fn new(site: &CommandSite<'_>) -> Site {
-        Site {
-            root: physical(site.workspace),
-            root_as_given: normalize_path(site.workspace),
-            cwd: site.cwd.to_path_buf(),
-            home: site.home.map(Path::to_path_buf),
+/// The starting points of `find` (`.` when none), and the index of the first word of its
+/// expression.
+pub(super) fn find_start_points(args: &[Word]) -> (Vec<PathItem>, usize) {
+    let mut items = Vec::new();
+    let mut i = 0;
+    while let Some(v) = args.get(i).map(|w| w.value.as_str()) {
+        match v {
+            "-H" | "-L" | "-P" => i += 1,
+            "-D" => i += 2,
+            _ if v.starts_with("-O") => i += 1,
+            _ => break,
         }
     }
-
-    /// The reason when any of `items` is outside the workspace or only known when it runs.
-    pub(super) fn judge_reads(&self, program: Option<&str>, items: &[PathItem]) -> Option<String> {
-        let mut outside: Vec<String> = Vec::new();
-        let mut unknown: Vec<String> = Vec::new();
-        for item in items {
-            match self.place(item) {
-                Place::Inside => {}
-                Place::Outside(shown) => {
-                    if !outside.contains(&shown) {
-                        outside.push(shown);
-                    }
-                }
-                Place::Unknown => unknown.push(format!("`{}`", item.written)),
-            }
+    while let Some(w) = args.get(i) {
+        let v = w.value.as_str();
+        if w.literal && (v.starts_with('-') || matches!(v, "(" | "!" | ")" | ",")) {
+            break;
         }
-        if !outside.is_empty() {
-            let list = outside.join(", ");
-            return Some(if matches!(program, Some("cd" | "pushd")) {
-                format!("changes to a directory outside the workspace: {list}")
-            } else {
-                format!("reads outside the workspace: {list}")
-            });
-        }
-        (!unknown.is_empty()).then(|| {
-            format!(
-                "reads a path that is only known when it runs: {}",
-                unknown.join(", ")
-            )
-        })
+        items.extend(PathItem::from_word(w));
+        i += 1;
     }
-
-    fn place(&self, item: &PathItem) -> Place {
-        let Some(text) = item.path.as_deref() else {
-            return Place::Unknown;
-        };
-        if text.is_empty() || text == "-" {
-            return Place::Inside;
-        }
-        let expanded = if text == "~" || text.starts_with("~/") {
-            match &self.home {
-                Some(home) => home.join(text[1..].trim_start_matches('/')),
-                None => return Place::Outside(text.to_string()),
-            }
-        } else if text.starts_with('~') {
-            // `~user`, `~+`, `~-`: another home or a directory stack entry.
-            return Place::Outside(text.to_string());
-        } else {
-            PathBuf::from(text)
-        };
-        let joined = self.cwd.join(expanded);
-        let lexical = normalize_path(&joined);
-        if is_harmless_read(&lexical) {
-            return Place::Inside;
-        }
-        let resolved = if item.glob {
-            glob_matches(&joined)
-        } else {
-            vec![physical(&joined)]
-        };
-        match resolved.into_iter().find(|p| !p.starts_with(&self.root)) {
-            None => Place::Inside,
-            Some(p) if lexical.starts_with(&self.root_as_given) && p != lexical => Place::Outside(
-                format!("{} (which leads to {})", lexical.display(), p.display()),
-            ),
-            Some(_) => Place::Outside(lexical.display().to_string()),
-        }
+    if items.is_empty() {
+        items.push(PathItem::literal("."));
     }
-}
-
-/// Device files whose reads reveal nothing.
-fn is_harmless_read(path: &Path) -> bool {
-    let Some(text) = path.to_str() else {
-        return false;
-    };
-    matches!(
-        text,
-        "/dev/null"
-            | "/dev/zero"
-            | "/dev/random"
-            | "/dev/urandom"
-            | "/dev/stdin"
-            | "/dev/stdout"
-            | "/dev/stderr"
-            | "/dev/tty"
-    ) || text
-        .strip_prefix("/dev/fd/")
-        .is_some_and(|n| !n.is_empty() && n.chars().all(|c| c.is_ascii_digit()))
-}
-
-/// `..` and `.` resolved lexically.
-fn normalize_path(path: &Path) -> PathBuf {
-    let mut out = PathBuf::new();
-    for c in path.components() {
-        match c {
-            Component::ParentDir => {
-                out.pop();
-            }
-            Component::CurDir => {}
-            other => out.push(other),
-        }
-    }
-    out
-}
-
-/// The path as the kernel would resolve it: through symlinks for the part that exists,
-/// lexically for the rest.
-fn physical(path: &Path) -> PathBuf {
-    if let Ok(resolved) = std::fs::canonicalize(path) {
-        return resolved;
-    }
-    let parts: Vec<Component<'_>> = path.components().collect();
-    for keep in (1..parts.len()).rev() {
-        let prefix: PathBuf = parts[..keep].iter().collect();
-        if let Ok(resolved) = std::fs::canonicalize(&prefix) {
-            let rest: PathBuf = parts[keep..].iter().collect();
-            return normalize_path(&resolved.join(rest));
-        }
-    }
-    normalize_path(path)
-}
-
-/// The existing paths a glob matches, component by component, each resolved with
-/// [`physical`]; a component that matches nothing is kept as written.
-fn glob_matches(path: &Path) -> Vec<PathBuf> {
-    let mut current = vec![PathBuf::new()];
-    for component in path.components() {
-        let name = component.as_os_str().to_string_lossy();
-        let matcher = match component {
-            Component::Normal(_) if name.contains(['*', '?', '[']) => {
-                globset::Glob::new(&name).ok().map(|g| g.compile_matcher())
-            }
-            _ => None,
-        };
-        let Some(matcher) = matcher else {
-            for p in &mut current {
-                p.push(component);
-            }
-            continue;
-        };
-        let mut next = Vec::new();
-        for dir in &current {
-            let Ok(entries) = std::fs::read_dir(dir) else {
-                continue;
-            };
-            for entry in entries.flatten() {
-                if matcher.is_match(Path::new(&entry.file_name())) {
-                    next.push(dir.join(entry.file_name()));
-                }
-                if next.len() > MAX_GLOB_MATCHES {
-                    return vec![physical(path)];
-                }
-            }
-        }
-        if next.is_empty() {
-            for p in &mut current {
-                p.push(component);
-            }
-        } else {
-            current = next;
-        }
-    }
-    current.iter().map(|p| physical(p)).collect()
+    (items, i)
 }
