@@ -70,4 +70,25 @@ fn a_key_in_a_base_url_is_not_logged() {
         "the URL is logged, redacted"
     );
     assert!(!written.contains("sk-url-canary-13579"));
+
+    // Resuming can't rebuild a URL whose key was not stored, and says what to do.
+    let stderr = String::from_utf8_lossy(&run.stderr).to_string();
+    let id = stderr
+        .split_whitespace()
+        .skip_while(|w| *w != "session")
+        .nth(1)
+        .unwrap_or_else(|| panic!("no session id in {stderr}"))
+        .to_string();
+    let resumed = env
+        .tack()
+        .args(["exec", "--resume", &id, "again"])
+        .output()
+        .unwrap();
+    let said = String::from_utf8_lossy(&resumed.stderr);
+    assert!(!resumed.status.success());
+    assert!(
+        said.contains("held a credential") && said.contains("--provider"),
+        "{said}"
+    );
+    assert_eq!(provider.requests().len(), 1, "nothing was sent");
 }
