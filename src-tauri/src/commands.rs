@@ -7,7 +7,9 @@ use std::path::PathBuf;
 use std::sync::atomic::Ordering;
 
 use serde::{Deserialize, Serialize};
-use tack_engine::config::{Config, ConfigError, ProviderConfig, builtin_providers};
+use tack_engine::config::{
+    Config, ConfigError, LOCAL_PROVIDER_ID, ProviderConfig, builtin_providers,
+};
 use tack_engine::export;
 use tack_engine::log::{ExchangeLog, LoadedSession, LogRecord, SessionLog};
 use tack_engine::resolve::{SessionRequest, resolve, resume_request};
@@ -222,6 +224,10 @@ pub struct ProviderView {
     /// A built-in whose settings the config file replaces (deleting the provider resets it to
     /// the built-in settings).
     pub overridden: bool,
+    /// The provider a session uses when none is chosen: the config's `default_provider`, or
+    /// the built-in `local` when it names none. At most one provider has it (none when
+    /// `default_provider` names a provider that does not exist).
+    pub is_default: bool,
 }
 
 /// Whether a key is set, and where; the value itself never crosses to the webview.
@@ -282,7 +288,16 @@ fn provider_view(
         key: key_state(secrets, p),
         builtin,
         overridden: builtin && config.providers.iter().any(|u| u.id == p.id),
+        is_default: p.id == default_provider_id(config),
     }
+}
+
+/// The provider `resolve` falls back to when a request names none.
+fn default_provider_id(config: &Config) -> &str {
+    config
+        .default_provider
+        .as_deref()
+        .unwrap_or(LOCAL_PROVIDER_ID)
 }
 
 fn is_builtin(id: &str) -> bool {
@@ -597,6 +612,36 @@ pub async fn pick_workspace(state: State<'_, AppState>) -> CmdResult<Option<Stri
     let picked = blocking(move || dialogs.pick_folder()).await;
     state.picking_folder.store(false, Ordering::Release);
     Ok(picked?.map(|p| p.display().to_string()))
+}
+
+/// The workspace folder the window had open last (kept under the data folder, see
+/// [`crate::last_workspace`]), or null when none is remembered or it is no longer a folder.
+#[tauri::command]
+#[specta::specta]
+pub async fn last_workspace(state: State<'_, AppState>) -> CmdResult<Option<String>> {
+    let data_dir = state.paths.data_dir.clone();
+    let folder = blocking(move || crate::last_workspace::load(&data_dir)).await?;
+    Ok(folder.map(|p| p.display().to_string()))
+}
+
+/// Remembers the open workspace folder for the next start (`null` forgets it).
+///
+/// # Errors
+/// When the file under the data folder cannot be written.
+#[tauri::command]
+#[specta::specta]
+pub async fn set_last_workspace(state: State<'_, AppState>, cwd: Option<String>) -> CmdResult<()> {
+    let data_dir = state.paths.data_dir.clone();
+    blocking(move || {
+        crate::last_workspace::save(&data_dir, cwd.as_deref().map(std::path::Path::new))
+    })
+    .await?
+    .map_err(|e| {
+        AppError::new(
+            format!("Could not remember the workspace folder: {e}"),
+            Some("Check that Tack's data folder is writable."),
+        )
+    })
 }
 
 /// Most files listed by [`workspace_files`].

@@ -8,6 +8,7 @@
 
 pub mod commands;
 pub mod events;
+pub mod last_workspace;
 mod menu;
 pub mod state;
 mod watch;
@@ -31,6 +32,8 @@ pub fn specta_builder<R: Runtime>() -> Builder<R> {
             commands::clear_provider_key,
             commands::list_harnesses,
             commands::pick_workspace,
+            commands::last_workspace,
+            commands::set_last_workspace,
             commands::workspace_files,
             commands::start_session,
             commands::resume_session,

@@ -643,3 +643,80 @@ fn quit_closes_the_window_and_a_running_turn_ends_interrupted_in_its_log() {
     assert_eq!(ended[0]["status"], "interrupted", "{log}");
     assert!(log.contains("hello?"));
 }
+
+#[test]
+fn the_default_provider_is_marked_the_config_default_or_else_local() {
+    let defaults = |h: &Harness| -> Vec<String> {
+        h.invoke("list_providers", json!({}))
+            .unwrap()
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|p| p["isDefault"] == true)
+            .map(|p| p["id"].as_str().unwrap().to_string())
+            .collect()
+    };
+    let h = Harness::new("http://127.0.0.1:9/v1");
+    assert_eq!(defaults(&h), ["local"]);
+
+    let by_hand = format!(
+        "default_provider = \"test\"\n{}",
+        test_config("http://127.0.0.1:9/v1")
+    );
+    std::fs::write(h.paths.config_file(), by_hand).unwrap();
+    assert_eq!(defaults(&h), ["test"]);
+    // A saved provider's view says so too.
+    let saved = h.save(&h.provider("test")).unwrap();
+    assert_eq!(saved["isDefault"], true);
+
+    // A default naming no provider marks none (the window then picks the first).
+    std::fs::write(
+        h.paths.config_file(),
+        "default_provider = \"gone\"\n".to_string() + &test_config("http://127.0.0.1:9/v1"),
+    )
+    .unwrap();
+    assert!(defaults(&h).is_empty());
+}
+
+#[test]
+fn the_last_workspace_is_kept_under_the_data_folder_and_forgotten_when_gone() {
+    let h = Harness::new("http://127.0.0.1:9/v1");
+    // A fresh data folder remembers nothing.
+    assert_eq!(h.invoke("last_workspace", json!({})).unwrap(), Value::Null);
+
+    let folder = h.workspace.display().to_string();
+    h.invoke("set_last_workspace", json!({"cwd": folder}))
+        .unwrap();
+    assert_eq!(
+        h.invoke("last_workspace", json!({})).unwrap(),
+        json!(folder)
+    );
+    let file = h.paths.data_dir.join(tack_app::last_workspace::FILE_NAME);
+    let stored: Value = serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+    assert_eq!(stored["lastWorkspace"], json!(folder));
+
+    // Another window over another data folder does not see it.
+    let other = Harness::new("http://127.0.0.1:9/v1");
+    assert_eq!(
+        other.invoke("last_workspace", json!({})).unwrap(),
+        Value::Null
+    );
+
+    // A folder that no longer exists is not offered.
+    let gone = h.paths.data_dir.parent().unwrap().join("gone");
+    std::fs::create_dir_all(&gone).unwrap();
+    h.invoke(
+        "set_last_workspace",
+        json!({"cwd": gone.display().to_string()}),
+    )
+    .unwrap();
+    std::fs::remove_dir(&gone).unwrap();
+    assert_eq!(h.invoke("last_workspace", json!({})).unwrap(), Value::Null);
+
+    // Forgetting it.
+    h.invoke("set_last_workspace", json!({"cwd": folder}))
+        .unwrap();
+    h.invoke("set_last_workspace", json!({"cwd": null}))
+        .unwrap();
+    assert_eq!(h.invoke("last_workspace", json!({})).unwrap(), Value::Null);
+}

@@ -36,6 +36,18 @@ export const commands = {
 	listHarnesses: () => typedError<HarnessInfo[], AppError>(__TAURI_INVOKE("list_harnesses")),
 	/**  Asks for a workspace folder with the native dialog. */
 	pickWorkspace: () => typedError<string | null, AppError>(__TAURI_INVOKE("pick_workspace")),
+	/**
+	 *  The workspace folder the window had open last (kept under the data folder, see
+	 *  [`crate::last_workspace`]), or null when none is remembered or it is no longer a folder.
+	 */
+	lastWorkspace: () => typedError<string | null, AppError>(__TAURI_INVOKE("last_workspace")),
+	/**
+	 *  Remembers the open workspace folder for the next start (`null` forgets it).
+	 * 
+	 *  # Errors
+	 *  When the file under the data folder cannot be written.
+	 */
+	setLastWorkspace: (cwd: string | null) => typedError<null, AppError>(__TAURI_INVOKE("set_last_workspace", { cwd })),
 	/**  Files of a workspace (gitignore respected), and start watching it for changes. */
 	workspaceFiles: (cwd: string) => typedError<string[], AppError>(__TAURI_INVOKE("workspace_files", { cwd })),
 	/**  Starts a session. */
@@ -688,6 +700,12 @@ export type ProviderView = {
 	 *  the built-in settings).
 	 */
 	overridden: boolean,
+	/**
+	 *  The provider a session uses when none is chosen: the config's `default_provider`, or
+	 *  the built-in `local` when it names none. At most one provider has it (none when
+	 *  `default_provider` names a provider that does not exist).
+	 */
+	isDefault: boolean,
 };
 
 /**  One question. */

@@ -152,6 +152,32 @@ test("a config file that does not load: the window opens, says where and what to
   await app.context.close();
 });
 
+test("a data folder that remembers no workspace opens on the start panel with no folder; the default provider is preselected", async () => {
+  const app = await openApp(browser, { config: { lastWorkspace: null } });
+  const { page } = app;
+  await page.getByRole("button", { name: "Choose a folder…" }).waitFor();
+  assert.equal(await page.getByLabel("Provider", { exact: true }).inputValue(), "deepseek");
+  assert.equal((await app.calls("list_sessions")).length, 0, "no folder, no sessions listed");
+  // The folder opened is handed to the shell to remember (not kept in the page's storage).
+  await page.getByRole("button", { name: "Choose a folder…" }).click();
+  await page.getByRole("button", { name: "Choose a folder…" }).waitFor({ state: "detached" });
+  assert.deepEqual((await app.calls("set_last_workspace")).map((c) => c.args.cwd), ["/home/dev/tack"]);
+  assert.equal(await page.evaluate(() => localStorage.getItem("tack.workspace")), null);
+  await app.context.close();
+});
+
+test("without default_provider the built-in local model is preselected, and Settings marks it", async () => {
+  const app = await openApp(browser, { config: { defaultProvider: null } });
+  const { page } = app;
+  await page.getByLabel("Provider", { exact: true }).locator("option", { hasText: "Local model" }).waitFor({ state: "attached" });
+  assert.equal(await page.getByLabel("Provider", { exact: true }).inputValue(), "local");
+  await page.getByRole("button", { name: "Settings", exact: true }).click();
+  const item = page.getByRole("navigation", { name: "Providers" }).getByRole("button", { name: /^Local model/ });
+  await item.getByText("default", { exact: true }).waitFor();
+  assert.equal(await page.getByRole("navigation", { name: "Providers" }).getByText("default", { exact: true }).count(), 1);
+  await app.context.close();
+});
+
 test("rename, export and delete a session from the sidebar", async () => {
   const app = await openApp(browser);
   const { page } = app;

@@ -67,6 +67,16 @@ export interface MockConfig {
   keychainAvailable?: boolean;
   /** Folder `pickWorkspace` returns, and the initial one. */
   workspace?: string;
+  /**
+   * The folder the shell remembers from the last start (`lastWorkspace`): default
+   * {@link workspace}; null = none (a fresh TACK_HOME, or a remembered folder since removed).
+   */
+  lastWorkspace?: string | null;
+  /**
+   * config.toml's `default_provider`: default "deepseek"; null = not set (the built-in `local`
+   * is the default). A config file that does not load sets none.
+   */
+  defaultProvider?: string | null;
   /** Adds a generated session with this many history items (perf harness). */
   largeSession?: number;
   /** Adds the past sessions saved mid-turn (waiting for an approval) to the workspace. */
@@ -138,12 +148,12 @@ function key(set: boolean, last4: string | null, source: KeyState["source"], nee
 
 function initialProviders(): ProviderView[] {
   return [
-    { id: "deepseek", name: "DeepSeek", baseUrl: "https://api.deepseek.com/v1", wire: "chat", model: "deepseek-chat", harness: "minimal", envKey: "DEEPSEEK_API_KEY", key: key(true, "a9f2", "keychain"), builtin: true, overridden: false },
-    { id: "anthropic", name: "Anthropic", baseUrl: "https://api.anthropic.com/v1", wire: "messages", model: "claude-sonnet-4-5", harness: "claude-code", envKey: "ANTHROPIC_API_KEY", key: key(false, null, "none"), builtin: true, overridden: false },
-    { id: "openai", name: "OpenAI", baseUrl: "https://api.openai.com/v1", wire: "responses", model: "gpt-5-codex", harness: null, envKey: "OPENAI_API_KEY", key: key(true, "7Qx1", "env"), builtin: true, overridden: false },
-    { id: "llama-local", name: "llama.cpp (local)", baseUrl: "http://127.0.0.1:8080/v1", wire: "chat", model: "qwen2.5-coder-7b", harness: "minimal", envKey: null, key: key(false, null, "none", false), builtin: false, overridden: false },
-    { id: "local", name: "Local model (llama.cpp, embedded)", baseUrl: "http://127.0.0.1:8082/v1", wire: "chat", model: "smollm2-135m", harness: "minimal", envKey: null, key: key(false, null, "none", false), builtin: true, overridden: false },
-    { id: "vllm-local", name: "vLLM (local)", baseUrl: "http://127.0.0.1:8000/v1", wire: "chat", model: "Qwen/Qwen3-Coder-30B-A3B-Instruct", harness: null, envKey: null, key: key(false, null, "none", false), builtin: false, overridden: false },
+    { id: "deepseek", name: "DeepSeek", baseUrl: "https://api.deepseek.com/v1", wire: "chat", model: "deepseek-chat", harness: "minimal", envKey: "DEEPSEEK_API_KEY", key: key(true, "a9f2", "keychain"), builtin: true, overridden: false, isDefault: false },
+    { id: "anthropic", name: "Anthropic", baseUrl: "https://api.anthropic.com/v1", wire: "messages", model: "claude-sonnet-4-5", harness: "claude-code", envKey: "ANTHROPIC_API_KEY", key: key(false, null, "none"), builtin: true, overridden: false, isDefault: false },
+    { id: "openai", name: "OpenAI", baseUrl: "https://api.openai.com/v1", wire: "responses", model: "gpt-5-codex", harness: null, envKey: "OPENAI_API_KEY", key: key(true, "7Qx1", "env"), builtin: true, overridden: false, isDefault: false },
+    { id: "llama-local", name: "llama.cpp (local)", baseUrl: "http://127.0.0.1:8080/v1", wire: "chat", model: "qwen2.5-coder-7b", harness: "minimal", envKey: null, key: key(false, null, "none", false), builtin: false, overridden: false, isDefault: false },
+    { id: "local", name: "Local model (llama.cpp, embedded)", baseUrl: "http://127.0.0.1:8082/v1", wire: "chat", model: "smollm2-135m", harness: "minimal", envKey: null, key: key(false, null, "none", false), builtin: true, overridden: false, isDefault: false },
+    { id: "vllm-local", name: "vLLM (local)", baseUrl: "http://127.0.0.1:8000/v1", wire: "chat", model: "Qwen/Qwen3-Coder-30B-A3B-Instruct", harness: null, envKey: null, key: key(false, null, "none", false), builtin: false, overridden: false, isDefault: false },
   ];
 }
 
@@ -336,7 +346,10 @@ export class MockShell {
   private readonly speed: number;
   private readonly keychainAvailable: boolean;
   private configProblem: ConfigProblem | null;
+  private readonly defaultProvider: string;
   readonly workspace: string;
+  /** What `setLastWorkspace` stored (the shell keeps it in `<TACK_HOME>/workspace.json`). */
+  lastWorkspace: string | null;
 
   constructor(
     private readonly recordings: Record<string, Recording>,
@@ -351,6 +364,9 @@ export class MockShell {
     // A file that does not load contributes nothing: only the built-ins are offered.
     if (this.configProblem) this.providers = this.providers.filter((p) => p.builtin);
     this.workspace = config.workspace ?? "/home/dev/tack";
+    this.lastWorkspace = config.lastWorkspace === undefined ? this.workspace : config.lastWorkspace;
+    // Like the shell: without a loaded `default_provider`, the built-in `local` is the default.
+    this.defaultProvider = (this.configProblem ? null : config.defaultProvider === undefined ? "deepseek" : config.defaultProvider) ?? "local";
     if (!this.keychainAvailable) {
       // Without a keychain the only source is the environment.
       this.providers = this.providers.map((p) =>
@@ -458,11 +474,11 @@ export class MockShell {
           configProblem: this.configProblem,
         };
       case "list_providers":
-        return this.providers;
+        return this.providers.map((p) => this.providerView(p));
       case "add_provider":
-        return this.addProvider(args.input as ProviderInput);
+        return this.providerView(this.addProvider(args.input as ProviderInput));
       case "save_provider":
-        return this.saveProvider(args.input as ProviderInput);
+        return this.providerView(this.saveProvider(args.input as ProviderInput));
       case "delete_provider":
         return this.deleteProvider(String(args.id));
       case "set_provider_key":
@@ -478,6 +494,11 @@ export class MockShell {
       }
       case "pick_workspace":
         return this.workspace;
+      case "last_workspace":
+        return this.lastWorkspace;
+      case "set_last_workspace":
+        this.lastWorkspace = (args.cwd as string | null) ?? null;
+        return null;
       case "workspace_files":
         return WORKSPACE_FILES;
       case "start_session":
@@ -569,9 +590,14 @@ export class MockShell {
     );
   }
 
+  /** A provider as `listProviders` shows it: marked when it is the default one. */
+  private providerView(provider: ProviderView): ProviderView {
+    return { ...provider, isDefault: provider.id === this.defaultProvider };
+  }
+
   /** A provider written into config.toml by hand: the shell sees it when it next reads the file. */
   addProviderByHand(provider: ProviderInput): void {
-    this.providers = [...this.providers, { ...provider, key: key(false, null, "none"), builtin: false, overridden: false }];
+    this.providers = [...this.providers, { ...provider, key: key(false, null, "none"), builtin: false, overridden: false, isDefault: false }];
   }
 
   /** Like the shell: adding never replaces a provider (built in or in the file). */
@@ -593,7 +619,7 @@ export class MockShell {
     const overridden =
       builtin !== undefined &&
       (Object.keys(input) as Array<keyof ProviderInput>).some((k) => (input[k] ?? null) !== (builtin[k] ?? null));
-    const saved: ProviderView = { ...input, key: existing?.key ?? key(false, null, "none"), builtin: builtin !== undefined, overridden };
+    const saved: ProviderView = { ...input, key: existing?.key ?? key(false, null, "none"), builtin: builtin !== undefined, overridden, isDefault: false };
     this.providers = existing ? this.providers.map((p) => (p.id === input.id ? saved : p)) : [...this.providers, saved];
     return saved;
   }

@@ -32,13 +32,6 @@ export function installMockShell(config: MockConfig = window.__TACK_MOCK_CONFIG_
     },
     { shouldMockEvents: true },
   );
-  try {
-    if (config.workspace !== undefined || !localStorage.getItem("tack.workspace")) {
-      localStorage.setItem("tack.workspace", shell.workspace);
-    }
-  } catch {
-    // No storage: the user picks the folder.
-  }
   window.__tackMock = shell;
   return shell;
 }

@@ -25,9 +25,7 @@ export function App() {
   useEffect(() => {
     if (!hasShell()) return;
     void useCatalogStore.getState().load();
-    const workspace = useWorkspaceStore.getState();
-    void workspace.refreshSessions();
-    void workspace.refreshFiles();
+    void useWorkspaceStore.getState().restore();
     const stopLive = startLiveUpdates();
     const stopFiles = subscribeWorkspaceChanges((change) => {
       if (change.cwd === useWorkspaceStore.getState().cwd) void useWorkspaceStore.getState().refreshFiles();

@@ -25,6 +25,7 @@ const provider: ProviderView = {
   key: { set: false, last4: null, source: "none", needed: false },
   builtin: false,
   overridden: false,
+  isDefault: false,
 };
 
 function Picker({ model = provider.model }: { model?: string }) {

@@ -60,6 +60,10 @@ export const shell = {
   clearProviderKey: (id: string): Promise<KeyState> => unwrap(commands.clearProviderKey(id)),
   listHarnesses: (): Promise<HarnessInfo[]> => unwrap(commands.listHarnesses()),
   pickWorkspace: (): Promise<string | null> => unwrap(commands.pickWorkspace()),
+  /** The folder open last (kept by the shell under its data folder), or null when none or gone. */
+  lastWorkspace: (): Promise<string | null> => unwrap(commands.lastWorkspace()),
+  /** Remembers the open folder for the next start; null forgets it. */
+  setLastWorkspace: (cwd: string | null): Promise<null> => unwrap(commands.setLastWorkspace(cwd)),
   workspaceFiles: (cwd: string): Promise<string[]> => unwrap(commands.workspaceFiles(cwd)),
   startSession: (input: StartSessionInput): Promise<SessionView> =>
     unwrap(commands.startSession(input)),

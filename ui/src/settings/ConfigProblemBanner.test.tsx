@@ -34,6 +34,7 @@ const local: ProviderView = {
   key: { set: false, last4: null, source: "none", needed: false },
   builtin: true,
   overridden: false,
+  isDefault: false,
 };
 
 const REFUSAL = {

@@ -18,6 +18,7 @@ const provider: ProviderView = {
   key: { set: false, last4: null, source: "none", needed: true },
   builtin: true,
   overridden: false,
+  isDefault: false,
 };
 
 function Harness({ keychain = true, initial = provider }: { keychain?: boolean; initial?: ProviderView }) {

@@ -11,6 +11,9 @@ import { ConfigProblemBanner } from "./ConfigProblemBanner";
 import { ProviderForm } from "./ProviderForm";
 import "./settings.css";
 
+/** What the "default" badge means. */
+const DEFAULT_TITLE = "New sessions start with this provider (default_provider in config.toml; without one, the local model)";
+
 /** Providers: list, add/edit, keys. */
 export function SettingsView() {
   const providers = useCatalogStore((s) => s.providers);
@@ -55,7 +58,14 @@ export function SettingsView() {
                   aria-current={p.id === selected ? "true" : undefined}
                   onClick={() => setSelected(p.id)}
                 >
-                  <span className="provider-item-name">{p.name}</span>
+                  <span className="provider-item-name">
+                    {p.name}
+                    {p.isDefault && (
+                      <Badge tone="accent" className="provider-item-default" title={DEFAULT_TITLE}>
+                        default
+                      </Badge>
+                    )}
+                  </span>
                   <span className="provider-item-meta mono">
                     {p.wire} · {p.model}
                   </span>
@@ -90,9 +100,14 @@ export function SettingsView() {
             <>
               <h2>
                 {provider.name}
-                {provider.builtin && (
+                {(provider.builtin || provider.isDefault) && (
                   <span className="provider-badges">
-                    <Badge>built-in</Badge>
+                    {provider.isDefault && (
+                      <Badge tone="accent" title={DEFAULT_TITLE}>
+                        default
+                      </Badge>
+                    )}
+                    {provider.builtin && <Badge>built-in</Badge>}
                     {provider.overridden && (
                       <Badge tone="accent" title="Your settings in config.toml replace the built-in ones">
                         edited

@@ -47,12 +47,13 @@ export function StartPanel() {
     setHarness("");
   };
 
-  // Providers arrive after the first render: pick the first one once they do.
+  // Providers arrive after the first render: once they do, preselect the default one (the
+  // config's default_provider, else the local model), or the first when none is marked.
   useEffect(() => {
-    const first = providers[0];
-    if (!providerId && first) {
-      setProviderId(first.id);
-      setModel(first.model);
+    const preferred = providers.find((p) => p.isDefault) ?? providers[0];
+    if (!providerId && preferred) {
+      setProviderId(preferred.id);
+      setModel(preferred.model);
     }
   }, [providers, providerId]);
 

@@ -1,11 +1,10 @@
 /**
- * The workspace folder, its past sessions and its file list.
+ * The workspace folder, its past sessions and its file list. The shell remembers the folder
+ * across starts (under Tack's data folder, so each TACK_HOME has its own).
  */
 import { create } from "zustand";
 import { describeFailure, shell, type SessionSummary } from "../ipc";
 import { toast } from "../toast/toastStore";
-
-const STORAGE_KEY = "tack.workspace";
 
 export interface WorkspaceState {
   cwd: string | null;
@@ -15,6 +14,12 @@ export interface WorkspaceState {
   filesLoading: boolean;
   setCwd(cwd: string | null): void;
   /**
+   * Opens the folder the shell remembers from the last start, unless a folder was opened
+   * meanwhile. A remembered folder that no longer exists comes back as none: the start panel
+   * then asks for one.
+   */
+  restore(): Promise<void>;
+  /**
    * Asks for a folder with the native dialog and opens it. While a dialog is open, further
    * requests are ignored (the dialog is not modal on every platform; the shell guards too).
    */
@@ -23,19 +28,18 @@ export interface WorkspaceState {
   refreshFiles(): Promise<void>;
 }
 
-function storedCwd(): string | null {
-  try {
-    return localStorage.getItem(STORAGE_KEY);
-  } catch {
-    return null;
-  }
-}
-
 /** A folder dialog is open. */
 let picking = false;
 
+/** Shows `cwd` (its sessions and files load) without remembering it. */
+function open(cwd: string | null): void {
+  useWorkspaceStore.setState({ cwd, sessions: [], files: [] });
+  void useWorkspaceStore.getState().refreshSessions();
+  void useWorkspaceStore.getState().refreshFiles();
+}
+
 export const useWorkspaceStore = create<WorkspaceState>()((set, get) => ({
-  cwd: storedCwd(),
+  cwd: null,
   sessions: [],
   sessionsLoading: false,
   files: [],
@@ -43,15 +47,25 @@ export const useWorkspaceStore = create<WorkspaceState>()((set, get) => ({
 
   setCwd(cwd) {
     if (cwd === get().cwd) return;
+    open(cwd);
+    shell.setLastWorkspace(cwd).catch((error: unknown) => {
+      // The folder is open either way; only the next start would not reopen it.
+      const { message, hint } = describeFailure(error);
+      toast.error(message, hint);
+    });
+  },
+
+  async restore() {
+    let remembered: string | null;
     try {
-      if (cwd) localStorage.setItem(STORAGE_KEY, cwd);
-      else localStorage.removeItem(STORAGE_KEY);
-    } catch {
-      // Storage can be unavailable (private mode); the folder is then only remembered in memory.
+      remembered = await shell.lastWorkspace();
+    } catch (error) {
+      const { message, hint } = describeFailure(error);
+      toast.error(`Could not read the last workspace: ${message}`, hint);
+      return;
     }
-    set({ cwd, sessions: [], files: [] });
-    void get().refreshSessions();
-    void get().refreshFiles();
+    // A folder picked while the shell answered wins.
+    if (remembered && get().cwd === null) open(remembered);
   },
 
   async pickFolder() {

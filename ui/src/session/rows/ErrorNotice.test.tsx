@@ -18,6 +18,7 @@ const deepseek: ProviderView = {
   key: { set: true, last4: "a9f2", source: "env", needed: true },
   builtin: true,
   overridden: false,
+  isDefault: false,
 };
 
 afterEach(() => {
