@@ -327,25 +327,33 @@ fn ask_on_terminal(request: &ApprovalRequest) -> ApprovalDecision {
     prompt
         .push_str("   [y] approve once  [a] approve for this session  [n] deny  [q] abort turn > ");
     show(&prompt);
-    let mut line = String::new();
-    match std::io::stdin().lock().read_line(&mut line) {
-        Ok(0) => {
-            // Ctrl-D: nobody is left to answer, so nothing runs and nothing more is asked.
-            show("\ntack: end of input at the approval prompt; aborting the turn\n");
-            return ApprovalDecision::AbortTurn;
+    // Only a clear answer decides: anything else ("Yes!", a stray Enter) asks again, so a
+    // typo neither runs the command nor denies it.
+    let answer = loop {
+        let mut line = String::new();
+        match std::io::stdin().lock().read_line(&mut line) {
+            Ok(0) => {
+                // Ctrl-D: nobody is left to answer, so nothing runs and nothing more is asked.
+                show("\ntack: end of input at the approval prompt; aborting the turn\n");
+                return ApprovalDecision::AbortTurn;
+            }
+            Ok(_) => {}
+            Err(e) => {
+                show(&format!(
+                    "\ntack: cannot read the answer ({e}); aborting the turn\n"
+                ));
+                return ApprovalDecision::AbortTurn;
+            }
         }
-        Ok(_) => {}
-        Err(e) => {
-            show(&format!(
-                "\ntack: cannot read the answer ({e}); aborting the turn\n"
-            ));
-            return ApprovalDecision::AbortTurn;
+        match parse_answer(&line) {
+            Some(answer) => break answer,
+            None => show("   answer y, a, n or q > "),
         }
-    }
-    match line.trim() {
-        "y" | "Y" | "yes" => ApprovalDecision::ApproveOnce,
-        "a" | "A" => ApprovalDecision::ApproveForSession,
-        "q" | "Q" => ApprovalDecision::AbortTurn,
+    };
+    match answer {
+        'y' => ApprovalDecision::ApproveOnce,
+        'a' => ApprovalDecision::ApproveForSession,
+        'q' => ApprovalDecision::AbortTurn,
         _ => {
             show("   reason (optional) > ");
             let mut reason = String::new();
@@ -354,6 +362,19 @@ fn ask_on_terminal(request: &ApprovalRequest) -> ApprovalDecision {
                 reason: reason.trim().to_string(),
             }
         }
+    }
+}
+
+/// The approval prompt's answer in `line`: `y`/`yes`, `a`/`always`, `n`/`no`, `q`/`quit`/
+/// `abort` (any case, surrounding spaces ignored) as `'y'`, `'a'`, `'n'`, `'q'`; `None` for
+/// anything else.
+fn parse_answer(line: &str) -> Option<char> {
+    match line.trim().to_ascii_lowercase().as_str() {
+        "y" | "yes" => Some('y'),
+        "a" | "always" => Some('a'),
+        "n" | "no" => Some('n'),
+        "q" | "quit" | "abort" => Some('q'),
+        _ => None,
     }
 }
 
@@ -464,4 +485,29 @@ fn init_tracing(session_log: &Path) {
         .with(filter)
         .with(tack_engine::diagnostics::SessionLogLayer::new(dir))
         .try_init();
+}
+
+#[cfg(test)]
+mod tests {
+    use super::parse_answer;
+
+    #[test]
+    fn only_clear_answers_decide() {
+        for (line, want) in [
+            ("y\n", Some('y')),
+            (" YES ", Some('y')),
+            ("a", Some('a')),
+            ("always", Some('a')),
+            ("n\n", Some('n')),
+            ("No", Some('n')),
+            ("q", Some('q')),
+            ("abort", Some('q')),
+            ("", None),
+            ("\n", None),
+            ("Yes!", None),
+            ("zzz", None),
+        ] {
+            assert_eq!(parse_answer(line), want, "{line:?}");
+        }
+    }
 }

@@ -200,3 +200,25 @@ fn end_of_input_at_the_prompt_aborts_the_turn_without_asking_for_a_reason() {
     assert!(!env.workspace.join("build").exists());
     assert_eq!(provider.requests().len(), 1);
 }
+
+#[test]
+fn an_unclear_answer_asks_again_and_decides_nothing() {
+    let provider = ReplayProvider::start([
+        mkdir_build(),
+        ScriptedResponse::sse(answer("done", "Fine, no build directory.")),
+    ]);
+    let env = Env::new(&provider.url("/v1"));
+    let mut term = OnTerminal::start(&env, "Make a directory named build.");
+    term.wait_for_prompt();
+    // A typo is neither a yes nor a no: the prompt asks again; then a clear "no".
+    term.type_keys(b"Yes!\n");
+    term.type_keys(b"no\n");
+    term.type_keys(b"not now\n");
+    let run = term.finish(&env);
+    assert_eq!(run.status, 0, "{}\n{}", run.stdout, run.stderr);
+    assert!(run.stderr.contains("answer y, a, n or q"), "{}", run.stderr);
+    assert!(!env.workspace.join("build").exists());
+    let second = provider.requests()[1].body_json().unwrap();
+    let results = support::tool_messages(&second);
+    assert!(results[0].1.contains("not now"), "{results:?}");
+}
