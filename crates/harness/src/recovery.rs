@@ -78,15 +78,20 @@ pub fn leaks_text_calls(provider: &ProviderInfo, model: &str) -> bool {
     local || model.contains("qwen3-coder") || model.contains("qwen3_coder")
 }
 
-/// Puts [`TextCallRecovery`] in front of a native-tool harness's stream: when `shaped` has no
-/// postprocess of its own (text-protocol harnesses read the text themselves, and mini-swe-agent
-/// chains the recovery itself) and its request advertises tools, the recovery gets those tools
-/// (wire names, so recovered calls bind like the API's own). Returns whether it was enabled.
+/// Puts [`TextCallRecovery`] in front of a harness's stream when its request advertises tools
+/// (wire names, so recovered calls bind like the API's own), ahead of the harness's own
+/// postprocess if it has one (mini-swe-agent's then sees a leaked call as a call). Harnesses
+/// that advertise no tools (swe-agent's text mode, terminus-2) read actions from the text
+/// themselves and are left alone. Returns whether it was enabled.
 pub fn enable(shaped: &mut crate::Shaped) -> bool {
-    if shaped.postprocess.is_some() || shaped.request.tools.is_empty() {
+    if shaped.request.tools.is_empty() {
         return false;
     }
-    shaped.postprocess = Some(Box::new(TextCallRecovery::new(&shaped.request.tools)));
+    let recovery: Box<dyn Postprocess> = Box::new(TextCallRecovery::new(&shaped.request.tools));
+    shaped.postprocess = Some(match shaped.postprocess.take() {
+        Some(own) => chain(recovery, own),
+        None => recovery,
+    });
     true
 }
 

@@ -8,7 +8,7 @@ mod text_protocol_support;
 use proptest::prelude::*;
 use serde_json::{Value, json};
 use tack_harness::Postprocess;
-use tack_harness::recovery::{TextCallRecovery, chain, leaks_text_calls};
+use tack_harness::recovery::{TextCallRecovery, chain, enable, leaks_text_calls};
 use tack_protocol::{Item, ProviderInfo, StopReason, StreamEvent, ToolSpec, Wire};
 use text_protocol_support::*;
 
@@ -254,6 +254,24 @@ fn recovery_chains_before_a_harness_postprocess() {
         panic!("{events:?}")
     };
     assert_eq!(command_of(&c[0]), "ls");
+}
+
+#[test]
+fn enable_goes_before_a_native_tool_harness_and_leaves_text_protocols_alone() {
+    // mini-swe-agent advertises `bash`: the recovery goes in front of its own postprocess.
+    let mut shaped = shape("mini-swe-agent", vec![user("u", "list files")]);
+    assert!(enable(&mut shaped));
+    let events = run_post(
+        shaped.postprocess.as_mut().unwrap().as_mut(),
+        text_reply(&["<function=bash>\n<parameter=command>\nls\n</parameter>\n</function>"]),
+    );
+    let Outcome::Calls(c) = outcome(&events) else {
+        panic!("{events:?}")
+    };
+    assert_eq!(command_of(&c[0]), "ls");
+    // terminus-2 advertises no tools and reads its actions from the text itself.
+    let mut shaped = shape("terminus-2", vec![user("u", "list files")]);
+    assert!(!enable(&mut shaped));
 }
 
 #[test]

@@ -30,8 +30,8 @@
 //! and the tail), as tool messages answering each call.
 //!
 //! **Leaked calls.** Models served behind tool-calling APIs sometimes write the call as text;
-//! for providers and models known to do so ([`crate::recovery::leaks_text_calls`]) the
-//! recovery decorator runs before this one, so such a call counts as a call.
+//! where the provider's setting enables it, the engine puts the recovery decorator
+//! ([`crate::recovery::enable`]) before this one, so such a call counts as a call.
 
 use serde_json::{Value, json};
 use tack_protocol::{
@@ -43,7 +43,6 @@ use tack_wire::{RequestParams, ShapedRequest, SystemBlock};
 use super::text_protocol::{self as tp, FORMAT_CORRECTION, Seen};
 use crate::history::{self, DeveloperMode, HistoryOptions, ReasoningReplay};
 use crate::prompts::TemplateVars;
-use crate::recovery::{self, TextCallRecovery};
 use crate::{BoundCall, Harness, Postprocess, ShapeEnv, ShapeError, Shaped, bind_by_name, rules};
 
 const ID: &str = "mini-swe-agent";
@@ -129,16 +128,11 @@ impl Harness for MiniSweAgent {
             },
             ..ShapedRequest::default()
         };
-        let own: Box<dyn Postprocess> = Box::new(MiniPostprocess {
+        let postprocess: Box<dyn Postprocess> = Box::new(MiniPostprocess {
             correction: correction.trim_end().to_string(),
             seen: Seen::default(),
             finished: false,
         });
-        let postprocess = if recovery::leaks_text_calls(&ctx.provider, &ctx.model) {
-            recovery::chain(Box::new(TextCallRecovery::new(&tools)), own)
-        } else {
-            own
-        };
         Ok(Shaped {
             request,
             tool_kinds: tack_wire::tool_kinds(&tools, Wire::Chat),
