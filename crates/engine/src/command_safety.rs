@@ -252,6 +252,32 @@ fn summarize(parts: Vec<CommandPart>) -> CommandAssessment {
 }
 
 /// Parses `script` and appends its parts.
+/// `script` with the first newline that the parse put between two words of one command
+/// replaced by `;` (see [`classify_script`]); `None` when the parse has no such command. A
+/// newline escaped with a backslash is a line continuation and stays.
+fn separate_run_on_command(script: &str, node: Node<'_>) -> Option<String> {
+    if node.kind() == "command" {
+        let mut cursor = node.walk();
+        let words: Vec<_> = node.named_children(&mut cursor).collect();
+        for pair in words.windows(2) {
+            let gap = pair[0].end_byte()..pair[1].start_byte();
+            let text = &script[gap.clone()];
+            if let Some(at) = text.find('\n')
+                && !text[..at].ends_with('\\')
+            {
+                let mut repaired = script.to_string();
+                repaired.replace_range(gap.start + at..gap.start + at + 1, ";");
+                return Some(repaired);
+            }
+        }
+    }
+    let mut cursor = node.walk();
+    let children: Vec<_> = node.children(&mut cursor).collect();
+    children
+        .into_iter()
+        .find_map(|child| separate_run_on_command(script, child))
+}
+
 fn classify_script(script: &str, depth: usize, site: Option<&Site>, parts: &mut Vec<CommandPart>) {
     if depth > MAX_NESTING {
         parts.push(part(
@@ -284,6 +310,14 @@ fn classify_script(script: &str, depth: usize, site: Option<&Site>, parts: &mut 
         ));
         return;
     };
+    // tree-sitter-bash sometimes runs a command on past a newline (`a | b | echo $(c)` then a
+    // newline: the next line's words become `echo`'s arguments), which would hide what the
+    // next line does. A newline between a command's own words can only be a separator, so it
+    // is made an explicit `;` and the line parsed again.
+    if let Some(repaired) = separate_run_on_command(script, tree.root_node()) {
+        classify_script(&repaired, depth, site, parts);
+        return;
+    }
     let root = tree.root_node();
     let walker = Walker {
         src: script,

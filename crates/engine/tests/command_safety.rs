@@ -657,6 +657,8 @@ fn reads_outside_the_workspace() {
         ReadsOutside,
         &[
             "cat ../outside.txt",
+            // The grammar runs `echo $(…)` on past the newline; the next line is still judged.
+            "ls | ls | echo $(ls)\ncat ../outside.txt && ls",
             "cat ../outside/outside.txt",
             "cat src/../../outside/outside.txt",
             "ls /etc/shadow",
