@@ -36,6 +36,7 @@ APT_PACKAGES=(
   xdotool                # real clicks and keys in the Xvfb window
   tmux                   # driving the terminal UI of `tack` in tests
   curl                   # health checks in scripts/local-llm.sh
+  bubblewrap             # the sandbox every model-caused command runs in (bwrap)
 )
 
 as_root() {

@@ -125,6 +125,7 @@ fn write_log(paths: &Paths, id: &str, cwd: &str, provider: &str) {
                 wire: Wire::Chat,
                 harness: "minimal".into(),
                 approval: ApprovalPolicy::Untrusted,
+                sandbox: Default::default(),
             },
             provider_url: None,
         },

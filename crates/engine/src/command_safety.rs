@@ -106,6 +106,14 @@ pub struct CommandPart {
     pub class: CommandClass,
     /// Why, naming the rule (e.g. "`rm -r` deletes recursively").
     pub reason: String,
+    /// The part's words as the program receives them (unquoted), when every word is a plain
+    /// literal: no expansion, substitution or glob, no variable assignment before it, no
+    /// redirection. `None` otherwise. Saved rules match command prefixes against these.
+    pub literal_words: Option<Vec<String>>,
+    /// Set when an option or operand makes the program write a file or run another program
+    /// (`git diff --output=x`, `--ext-diff`, sed's `w`/`e`, `find -exec`, `sort -o`, …), in
+    /// words. A rule's prefix never covers such a part unless it names it word for word.
+    pub side_effect: Option<String>,
 }
 
 /// The verdict on a whole command line.
@@ -361,6 +369,8 @@ fn part(
         program: program.map(str::to_string),
         class,
         reason: reason.into(),
+        literal_words: None,
+        side_effect: None,
     }
 }
 

@@ -285,6 +285,7 @@ mod tests {
                 wire: Wire::Chat,
                 harness: "minimal".into(),
                 approval: tack_protocol::ApprovalPolicy::Untrusted,
+                sandbox: Default::default(),
             },
             provider_url: None,
         };

@@ -389,6 +389,7 @@ mod tests {
             wire: Wire::Chat,
             harness: "minimal".into(),
             approval: ApprovalPolicy::Untrusted,
+            sandbox: Default::default(),
         }
     }
 

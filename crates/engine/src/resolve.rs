@@ -140,6 +140,7 @@ pub fn resolve(
             model,
             harness,
             approval: req.approval.or(config.approval).unwrap_or_default(),
+            sandbox: tack_protocol::SandboxStatus::default(),
             instructions,
             api_key,
             interactive: true,

@@ -16,7 +16,8 @@ use tack_harness::prompts::PromptStore;
 use tack_harness::{Registry, Route};
 use tack_protocol::{
     ApprovalDecision, ApprovalPolicy, ApprovalRequest, EngineEvent, Exchange, Item, ModelError,
-    QuestionAnswer, QuestionRequest, Role, SessionSettings, ToolOutput, ToolOutputItem,
+    QuestionAnswer, QuestionRequest, Role, SandboxStatus, SessionSettings, ToolOutput,
+    ToolOutputItem,
 };
 use tack_wire::client::{ClientConfig, ModelClient};
 use tokio::sync::{mpsc, oneshot, watch};
@@ -79,6 +80,9 @@ pub struct SessionOptions {
     pub harness: String,
     /// Approval policy.
     pub approval: ApprovalPolicy,
+    /// The sandbox commands run in (mechanism probed at start-up, mode and network from the
+    /// config, the session or the command line).
+    pub sandbox: SandboxStatus,
     /// Extra instructions.
     pub instructions: Option<String>,
     /// The provider key, if it needs one. Never persisted.
@@ -104,6 +108,7 @@ impl SessionOptions {
             wire: self.provider.wire,
             harness: self.harness.clone(),
             approval: self.approval,
+            sandbox: self.sandbox.clone(),
         }
     }
 

@@ -798,6 +798,10 @@ async fn execute(
             action,
             reason,
             risk,
+            sandbox: None,
+            escalation: None,
+            offer_session: true,
+            suggested_rule: None,
         };
         lock(&session.inner.state)
             .approvals
@@ -820,7 +824,14 @@ async fn execute(
             decision: decision.clone(),
         });
         match decision {
-            ApprovalDecision::ApproveOnce => {}
+            // Rules are saved by the gate once it knows them (issue 9, in progress); until
+            // then "always" acts for this call only.
+            ApprovalDecision::ApproveOnce | ApprovalDecision::AlwaysAllow { .. } => {}
+            ApprovalDecision::AlwaysDeny { .. } => {
+                return record_output(ToolOutput::denied(
+                    "The user denied this call and saved a rule that refuses it.",
+                ));
+            }
             ApprovalDecision::ApproveForSession => {
                 lock(&session.inner.state).approved.insert(session_key);
             }

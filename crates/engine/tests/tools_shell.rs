@@ -64,6 +64,7 @@ async fn exit_code_zero_is_completed() {
             command,
             cwd,
             truncated_bytes,
+            ..
         }) => {
             assert_eq!(command, vec!["bash", "-lc", "echo hello"]);
             assert_eq!(Path::new(&cwd), std::fs::canonicalize(dir.path()).unwrap());

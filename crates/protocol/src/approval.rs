@@ -3,6 +3,8 @@ use std::str::FromStr;
 
 use serde::{Deserialize, Serialize};
 
+use crate::{Rule, SandboxMode};
+
 /// When the engine asks the user before running a tool call.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
 #[cfg_attr(feature = "specta", derive(specta::Type))]
@@ -67,6 +69,25 @@ pub struct ApprovalRequest {
     pub reason: String,
     /// How risky the action looks.
     pub risk: Risk,
+    /// Where the action runs once approved: a sandbox mode, or `None` for outside any sandbox
+    /// (an escalation, `danger-full-access`, or a machine where no sandbox works).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sandbox: Option<SandboxMode>,
+    /// Set when Tack asks to run the command again outside the sandbox: what the sandbox
+    /// denied ("a write to /etc/x was refused: read-only file system").
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub escalation: Option<String>,
+    /// Whether "approve for this session" is offered (never for high-risk actions).
+    #[serde(default = "offer_session_default")]
+    pub offer_session: bool,
+    /// The command prefix an "Always allow …" / "Always deny …" rule would save, shown to the
+    /// user before it is saved; `None` where no rule can cover the action.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub suggested_rule: Option<Vec<String>>,
+}
+
+fn offer_session_default() -> bool {
+    true
 }
 
 /// The action awaiting approval.
@@ -120,6 +141,16 @@ pub enum ApprovalDecision {
     },
     /// Don't run it and stop the turn.
     AbortTurn,
+    /// Run it, and save an allow rule (shown to the user as is) that covers it from now on.
+    AlwaysAllow {
+        /// The rule to save; it must cover this action, or the decision is refused.
+        rule: Rule,
+    },
+    /// Don't run it, and save a deny rule that refuses it from now on.
+    AlwaysDeny {
+        /// The rule to save.
+        rule: Rule,
+    },
 }
 
 /// Questions a tool call asks the user (claude-code `AskUserQuestion`, qwen-code

@@ -2,7 +2,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::{
     ApprovalDecision, ApprovalPolicy, ApprovalRequest, ExchangeSummary, Item, ModelError,
-    QuestionRequest, Usage, Wire,
+    QuestionRequest, SandboxStatus, Usage, Wire,
 };
 
 /// One step of a decoded model response, the same for every wire.
@@ -245,4 +245,7 @@ pub struct SessionSettings {
     pub harness: String,
     /// Approval policy.
     pub approval: ApprovalPolicy,
+    /// The sandbox commands run in.
+    #[serde(default)]
+    pub sandbox: SandboxStatus,
 }

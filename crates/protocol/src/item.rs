@@ -1,6 +1,6 @@
 use serde::{Deserialize, Serialize};
 
-use crate::Wire;
+use crate::{SandboxMode, Wire};
 
 /// One entry of session history.
 ///
@@ -358,6 +358,13 @@ pub enum ToolDetails {
         cwd: String,
         /// Bytes of output dropped by the output cap.
         truncated_bytes: u32,
+        /// The sandbox it ran in; `None`: outside any sandbox.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        sandbox: Option<SandboxMode>,
+        /// What the sandbox refused, when the failure looks like its doing ("write to
+        /// /etc/x refused: read-only file system", "network is off in the sandbox").
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        sandbox_denial: Option<String>,
     },
     /// The todo list after a todo tool call.
     Todos {

@@ -407,6 +407,8 @@ async fn run_command(call: PreparedShell, ctx: ToolContext) -> ToolOutput {
             command: argv,
             cwd: cwd_shown,
             truncated_bytes: u32::try_from(capped.omitted_bytes).unwrap_or(u32::MAX),
+            sandbox: None,
+            sandbox_denial: None,
         }),
     }
 }

@@ -707,6 +707,8 @@ mod tests {
                 command: vec![],
                 cwd: "/w".into(),
                 truncated_bytes: 0,
+                sandbox: None,
+                sandbox_denial: None,
             }),
         }
     }

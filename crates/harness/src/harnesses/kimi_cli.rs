@@ -968,6 +968,8 @@ mod tests {
                 command: vec![],
                 cwd: "/w".into(),
                 truncated_bytes: 0,
+                sandbox: None,
+                sandbox_denial: None,
             }),
         };
         let ok = KimiCli.adapt_output(

@@ -204,6 +204,8 @@ fn shell_output(text: &str, status: ToolStatus, exit: i32) -> ToolOutput {
             command: vec!["bash".into(), "-lc".into()],
             cwd: "/home/dev/project".into(),
             truncated_bytes: 0,
+            sandbox: None,
+            sandbox_denial: None,
         }),
     }
 }
