@@ -6,13 +6,15 @@
 //! appended to its log ([`log`]) as it happens.
 
 pub mod approval;
-pub mod command_safety;
+/// The shell-command classifier, which lives in its own crate.
+pub use tack_command_safety as command_safety;
 pub mod config;
 pub mod context;
 pub mod diagnostics;
 pub mod export;
 pub mod log;
 pub mod resolve;
+pub mod rules;
 pub mod secrets;
 pub mod session;
 pub mod tools;
