@@ -397,6 +397,8 @@ struct Word {
     /// The value as a path: the literal value, or the word with `$HOME`/`$PWD` expanded when
     /// nothing else in it is dynamic; `None` when only known when it runs.
     path: Option<String>,
+    /// The program receives exactly `value`: literal, no glob, no brace or tilde expansion.
+    plain: bool,
 }
 
 /// What a stage writes, for `… | xargs cat`: whether its lines are paths inside the
@@ -581,6 +583,9 @@ impl<'s> Walker<'s> {
             downloads: self.runs_downloader(node),
             process_substitution: node.kind() == "process_substitution",
             glob: matches!(node.kind(), "word" | "concatenation") && has_unquoted_glob(raw),
+            plain: literal
+                && !raw.starts_with('~')
+                && !(matches!(node.kind(), "word" | "concatenation") && has_unquoted_glob(raw)),
             path,
         }
     }
@@ -597,6 +602,7 @@ impl<'s> Walker<'s> {
         if expanded.len() > MAX_BRACE_WORDS {
             return vec![Word {
                 literal: false,
+                plain: false,
                 path: None,
                 ..word
             }];
@@ -612,6 +618,7 @@ impl<'s> Walker<'s> {
                     downloads: word.downloads,
                     process_substitution: false,
                     glob: has_unquoted_glob(&raw),
+                    plain: false,
                 }
             })
             .collect()
@@ -725,7 +732,13 @@ impl<'s> Walker<'s> {
         };
         verdicts.push((judged.class, judged.reason.clone()));
         let (class, reason) = worst(verdicts);
-        parts.push(part(text, judged.program.as_deref(), class, reason));
+        let mut own = part(text, judged.program.as_deref(), class, reason);
+        own.side_effect = judged.side_effect.clone();
+        // Saved rules match prefixes of these words, so they must be what the program gets.
+        if assignments.is_empty() && redirects.is_empty() && words.iter().all(|w| w.plain) {
+            own.literal_words = Some(words.iter().map(|w| w.value.clone()).collect());
+        }
+        parts.push(own);
         parts.extend(nested);
         for (_, assignment) in &assignments {
             self.substitutions(*assignment, parts);
@@ -755,10 +768,15 @@ impl<'s> Walker<'s> {
     }
 
     fn redirected(&self, node: Node<'_>, parts: &mut Vec<CommandPart>) -> Stage {
+        let from = parts.len();
         let stage = match node.child_by_field_name("body") {
             Some(body) => self.visit(body, parts),
             None => Stage::default(),
         };
+        // A redirection changes what the command does, so no part under it is plain words.
+        for p in &mut parts[from..] {
+            p.literal_words = None;
+        }
         let mut cursor = node.walk();
         for child in node.named_children(&mut cursor) {
             if matches!(
@@ -1096,6 +1114,14 @@ impl<'s> Walker<'s> {
     /// changes files writes.
     fn judge(&self, words: &[Word], nested: &mut Vec<CommandPart>) -> Judged {
         let mut judged = self.judge_program(words, nested);
+        // A wrapper (`timeout 5 rm x`, `xargs cat`, `sudo …`) runs another program.
+        if judged.side_effect.is_none()
+            && let (Some(first), Some(inner)) = (words.first(), judged.program.as_deref())
+            && first.literal
+            && program_name(&first.value) != inner
+        {
+            judged.side_effect = Some(format!("`{}` runs `{inner}`", program_name(&first.value)));
+        }
         if let Some(site) = self.site
             && judged.class == CommandClass::Mutating
             && let Some((first, args)) = words.split_first()
@@ -1419,6 +1445,10 @@ impl<'s> Walker<'s> {
             return judged;
         }
         if let Some(mut judged) = self.judge_read_only(program, args, nested) {
+            // On a read-only program, only an option or operand can make it write or run.
+            if judged.class >= Mutating && judged.side_effect.is_none() && program != "git" {
+                judged.side_effect = Some(judged.reason.clone());
+            }
             if judged.class == ReadOnly {
                 let reads = read_operands(program, args);
                 if let Some(site) = self.site
@@ -1732,7 +1762,10 @@ impl<'s> Walker<'s> {
                     ));
                 }
                 let (class, reason) = worst(verdicts);
-                Some(Judged::new(p, class, reason))
+                let mut judged = Judged::new(p, class, reason);
+                judged.side_effect =
+                    Some(format!("`{program} --exec` runs a command on every match"));
+                Some(judged)
             }
             "man"
                 if has(&["-P", "--pager", "-H", "--html"])
@@ -1786,6 +1819,7 @@ impl<'s> Walker<'s> {
         use CommandClass::{Dangerous, Mutating, ReadOnly};
         let p = Some("find");
         let mut verdicts = vec![(ReadOnly, "`find` only lists files".to_string())];
+        let mut effects: Vec<String> = Vec::new();
         let mut i = 0;
         while i < args.len() {
             let v = args[i].value.as_str();
@@ -1805,6 +1839,10 @@ impl<'s> Walker<'s> {
                         end += 1;
                     }
                     let inner = &args[start..end];
+                    effects.push(format!(
+                        "`find {v}` runs `{}`",
+                        inner.first().map_or("?", |w| w.value.as_str())
+                    ));
                     if inner.is_empty() {
                         verdicts.push((Mutating, format!("`find {v}` without a command")));
                     } else {
@@ -1827,7 +1865,14 @@ impl<'s> Walker<'s> {
             i += 1;
         }
         let (class, reason) = worst(verdicts);
-        Judged::new(p, class, reason)
+        let mut judged = Judged::new(p, class, reason);
+        if class >= Mutating {
+            effects.insert(0, judged.reason.clone());
+        }
+        if !effects.is_empty() {
+            judged.side_effect = Some(effects.join("; "));
+        }
+        judged
     }
 }
 
@@ -1836,6 +1881,8 @@ struct Judged {
     program: Option<String>,
     class: CommandClass,
     reason: String,
+    /// See [`CommandPart::side_effect`].
+    side_effect: Option<String>,
     stage: Stage,
 }
 
@@ -1845,6 +1892,7 @@ impl Judged {
             program: program.map(str::to_string),
             class,
             reason: reason.into(),
+            side_effect: None,
             stage: Stage {
                 program: program.map(str::to_string),
                 ..Stage::default()
@@ -1854,6 +1902,12 @@ impl Judged {
 
     fn read_only(program: Option<&str>, reason: &str) -> Self {
         Judged::new(program, CommandClass::ReadOnly, reason)
+    }
+
+    /// The verdict with its reason as the side effect (see [`CommandPart::side_effect`]).
+    fn effect(mut self) -> Self {
+        self.side_effect = Some(self.reason.clone());
+        self
     }
 }
 
@@ -3057,14 +3111,16 @@ fn judge_git(values: &[&str]) -> Judged {
                     p,
                     Mutating,
                     "`git -c` sets configuration that can make git run other programs",
-                );
+                )
+                .effect();
             }
             _ if v.starts_with("--exec-path=") => {
                 return Judged::new(
                     p,
                     Mutating,
                     "`git --exec-path` runs git programs from another directory",
-                );
+                )
+                .effect();
             }
             _ if v.starts_with('-') => i += 1,
             _ => break,
@@ -3100,7 +3156,7 @@ fn judge_git(values: &[&str]) -> Judged {
         | "diff-files" | "diff-index" | "check-ignore" | "check-attr" | "ls-remote"
         | "verify-commit" | "verify-tag" => {
             if flag("--output") {
-                mutates(format!("`git {sub} --output` writes a file"))
+                mutates(format!("`git {sub} --output` writes a file")).effect()
             } else {
                 ro(format!("`git {sub}` only reads"))
             }
