@@ -1,21 +1,18 @@
 //! Judging one simple command from its words: wrappers and privilege first, then shells,
 //! the families of [`crate::rules`], and finally "not known to be read-only".
 
-use crate::env::risky_variable;
 use crate::reads::{listing, read_operands};
 use crate::rules::awk::judge_awk;
 use crate::rules::git::judge_git;
-use crate::rules::interpreters::inline_code_option;
+use crate::rules::interpreters::judge_interpreter;
 use crate::rules::sed::judge_sed;
 use crate::rules::shells::printed_text;
 use crate::rules::system::judge_dangerous;
-use crate::rules::wrappers::*;
 use crate::rules::*;
-use crate::site::PathItem;
 use crate::verdicts::*;
-use crate::walker::{Walker, classify_script};
+use crate::walker::Walker;
 use crate::words::*;
-use crate::writes::{input_names_targets, write_operands};
+use crate::writes::write_operands;
 use crate::{CommandClass, CommandPart};
 
 impl<'s> Walker<'s> {
@@ -84,268 +81,15 @@ impl<'s> Walker<'s> {
         let p = Some(program);
 
         // Privilege and wrappers first: they decide what the rest means.
-        match program {
-            "sudo" | "doas" | "pkexec" | "su" | "run0" => {
-                let inner = skip_options(
-                    args,
-                    &["-u", "-g", "-C", "-D", "-h", "-p", "-r", "-t", "-U", "-c"],
-                );
-                if program != "su" && !inner.is_empty() {
-                    let inner_judged = self.judge(inner, nested);
-                    nested.push(part(
-                        &join_words(inner),
-                        inner_judged.program.as_deref(),
-                        inner_judged.class,
-                        inner_judged.reason,
-                    ));
-                }
-                return Judged::new(
-                    p,
-                    Dangerous,
-                    format!("`{program}` runs a command with elevated privileges"),
-                );
-            }
-            "env" => {
-                let mut rest = args;
-                let mut chdir: Option<&Word> = None;
-                while let Some((w, tail)) = rest.split_first() {
-                    let v = w.value.as_str();
-                    if v == "-S" || v == "--split-string" || v.starts_with("--split-string=") {
-                        // `env -S 'cmd args'` splits its text into the command it runs.
-                        let (text, after) = match v.strip_prefix("--split-string=") {
-                            Some(t) => (t.to_string(), tail),
-                            None => match tail.split_first() {
-                                Some((t, after)) => (t.value.clone(), after),
-                                None => (String::new(), tail),
-                            },
-                        };
-                        let script = [text, join_words(after)].join(" ");
-                        classify_script(&script, self.depth + 1, self.site, nested);
-                        return Judged::read_only(
-                            p,
-                            "`env -S` runs the command in its text (its parts are judged)",
-                        );
-                    }
-                    if v == "-u" || v == "--unset" || v == "-C" || v == "--chdir" {
-                        if v == "-C" || v == "--chdir" {
-                            chdir = tail.first();
-                        }
-                        rest = tail.get(1..).unwrap_or(&[]);
-                    } else if v.starts_with('-') || (v.contains('=') && !v.starts_with('=')) {
-                        if let Some((name, _)) = v.split_once('=')
-                            && let Some(reason) = risky_variable(name)
-                        {
-                            nested.push(part(v, None, Mutating, reason));
-                        }
-                        rest = tail;
-                    } else {
-                        break;
-                    }
-                }
-                if rest.is_empty() {
-                    return Judged::read_only(p, "`env` prints the environment");
-                }
-                let mut judged = self.judge(rest, nested);
-                // `env -C DIR cmd` runs `cmd` in `DIR`.
-                if judged.class == Mutating
-                    && let Some(site) = self.site
-                    && let Some(reason) = site.judge_writes(
-                        &chdir
-                            .and_then(PathItem::from_word)
-                            .into_iter()
-                            .collect::<Vec<_>>(),
-                    )
-                {
-                    judged.class = CommandClass::WritesOutside;
-                    judged.reason = format!("{reason} (`env -C`)");
-                }
-                return judged;
-            }
-            "nice" | "ionice" | "stdbuf" | "chrt" | "taskset" | "time" | "command" | "builtin"
-            | "exec" | "nohup" | "setsid" | "watch" | "timeout" => {
-                if program == "command" && values.first().is_some_and(|v| *v == "-v" || *v == "-V")
-                {
-                    return Judged::read_only(p, "`command -v` looks a program up");
-                }
-                let inner = wrapped_command(program, args);
-                if inner.is_empty() {
-                    return Judged::new(p, Mutating, format!("`{program}` without a command"));
-                }
-                // `watch` hands its words, joined by spaces, to `sh -c` (unless `-x`).
-                if program == "watch" && !values.iter().any(|v| matches!(*v, "-x" | "--exec")) {
-                    if inner.iter().all(|w| w.literal) {
-                        classify_script(&join_words(inner), self.depth + 1, self.site, nested);
-                        return Judged::read_only(
-                            p,
-                            "`watch` runs a literal script (its parts are judged)",
-                        );
-                    }
-                    return Judged::new(
-                        p,
-                        Dangerous,
-                        "`watch` runs a script that is only known when it runs, so it cannot be checked",
-                    );
-                }
-                let mut judged = self.judge(inner, nested);
-                if program == "nohup" && judged.class <= ReadsOutside {
-                    judged.class = Mutating;
-                    judged.reason = "`nohup` writes `nohup.out`".to_string();
-                }
-                return judged;
-            }
-            "alias" | "trap" => {
-                // Both hold command text the shell runs later: `alias x='rm -r'`, `trap
-                // 'rm -r d' EXIT`.
-                let scripts: Vec<&Word> = if program == "alias" {
-                    args.iter().filter(|w| w.value.contains('=')).collect()
-                } else {
-                    // `trap ACTION SIGNAL…`; a lone word is a signal to reset.
-                    let operands: Vec<&Word> = args
-                        .iter()
-                        .skip_while(|w| {
-                            w.literal && matches!(w.value.as_str(), "-p" | "-l" | "-P" | "--")
-                        })
-                        .collect();
-                    match operands.first() {
-                        Some(action) if operands.len() >= 2 && action.value != "-" => {
-                            vec![*action]
-                        }
-                        _ => Vec::new(),
-                    }
-                };
-                for script in &scripts {
-                    if !script.literal {
-                        return Judged::new(
-                            p,
-                            Dangerous,
-                            format!(
-                                "`{program}` holds a command that is only known when it runs, so it cannot be checked"
-                            ),
-                        );
-                    }
-                    let text = match program {
-                        "alias" => script.value.split_once('=').map_or("", |(_, v)| v),
-                        _ => script.value.as_str(),
-                    };
-                    classify_script(text, self.depth + 1, self.site, nested);
-                }
-                return Judged::read_only(
-                    p,
-                    &format!("`{program}` of literal commands (their parts are judged)"),
-                );
-            }
-            "strace" | "ltrace" | "fakeroot" | "unbuffer" | "xvfb-run" | "dbus-run-session"
-            | "uv" | "poetry" | "pipenv" | "bundle" | "bundler" => {
-                let inner = runner_command(program, args);
-                if !inner.is_empty() {
-                    let judged = self.judge(inner, nested);
-                    if judged.class >= Mutating {
-                        return judged;
-                    }
-                    return Judged::new(
-                        p,
-                        Mutating,
-                        format!("`{program}` runs `{}`", inner[0].value),
-                    );
-                }
-            }
-            "busybox" => {
-                // `busybox rm -r x` runs the applet named by its first word.
-                return if args.is_empty() {
-                    Judged::read_only(p, "`busybox` without an applet lists its applets")
-                } else {
-                    self.judge(args, nested)
-                };
-            }
-            "xargs" => {
-                let inner = xargs_command(args);
-                if inner.is_empty() {
-                    let mut judged =
-                        Judged::read_only(p, "`xargs` without a command echoes its input");
-                    judged.stage.listing = Listing::InputLines;
-                    return judged;
-                }
-                let mut judged = self.judge(inner, nested);
-                // `… | xargs rm`: the files it changes come from its input.
-                if judged.class == Mutating
-                    && self.site.is_some()
-                    && let Some(inner_program) = judged.program.clone()
-                    && input_names_targets(&inner_program, &inner[1..])
-                {
-                    judged.class = CommandClass::WritesOutside;
-                    judged.reason = format!(
-                        "`xargs` gives `{inner_program}` paths from its input, so what it changes is only known when it runs"
-                    );
-                    judged.stage.writes_input_paths = !values
-                        .iter()
-                        .any(|v| *v == "-a" || v.starts_with("--arg-file"));
-                }
-                if judged.class == ReadOnly
-                    && self.site.is_some()
-                    && judged
-                        .program
-                        .as_deref()
-                        .is_some_and(|inner| read_operands(inner, &[]).is_some())
-                {
-                    let inner_program = judged.program.clone().unwrap_or_default();
-                    judged.class = ReadsOutside;
-                    judged.reason = format!(
-                        "`xargs` gives `{inner_program}` paths from its input, so what it reads is only known when it runs"
-                    );
-                    judged.stage.reads_input_paths = !values
-                        .iter()
-                        .any(|v| *v == "-a" || v.starts_with("--arg-file"));
-                }
-                return judged;
-            }
-            _ => {}
+        if let Some(judged) = self.judge_wrapper(program, args, nested) {
+            return judged;
         }
 
         if is_shell(program) {
             return self.judge_shell(program, args, nested);
         }
-        if program == "eval" {
-            if args.iter().all(|w| w.literal) {
-                let script = values.join(" ");
-                classify_script(&script, self.depth + 1, self.site, nested);
-                return Judged::new(
-                    p,
-                    ReadOnly,
-                    "`eval` of a literal script (its parts are judged)",
-                );
-            }
-            return if args.iter().any(|w| w.downloads) {
-                Judged::new(p, Dangerous, "`eval` runs text downloaded from the network")
-            } else {
-                Judged::new(
-                    p,
-                    Dangerous,
-                    "`eval` runs text that is only known when it runs, so it cannot be checked",
-                )
-            };
-        }
-        if program == "source" || program == "." {
-            return if args.iter().any(|w| w.downloads) {
-                Judged::new(
-                    p,
-                    Dangerous,
-                    format!("`{program}` runs a script downloaded from the network"),
-                )
-            } else if args.first().is_some_and(|w| w.process_substitution) {
-                Judged::new(
-                    p,
-                    Dangerous,
-                    format!(
-                        "`{program}` runs the output of another command as a script, which cannot be checked"
-                    ),
-                )
-            } else {
-                Judged::new(
-                    p,
-                    Mutating,
-                    format!("`{program}` runs a script in the current shell"),
-                )
-            };
+        if let Some(judged) = self.judge_eval_or_source(program, args, nested) {
+            return judged;
         }
         if let Some(judged) = version_or_help(program, &values) {
             return judged;
@@ -382,32 +126,7 @@ impl<'s> Walker<'s> {
             }
             return judged;
         }
-        if is_interpreter(program) {
-            if let Some(option) = inline_code_option(program, &values) {
-                return Judged::new(
-                    p,
-                    Dangerous,
-                    format!(
-                        "`{program} {option}` runs code given on the command line, which cannot be checked"
-                    ),
-                );
-            }
-            let script = args
-                .iter()
-                .find(|w| !w.value.starts_with('-') || w.process_substitution);
-            if script.is_some_and(|w| w.process_substitution) {
-                return Judged::new(
-                    p,
-                    Dangerous,
-                    format!(
-                        "`{program}` runs the output of another command as a program, which cannot be checked"
-                    ),
-                );
-            }
-            let mut judged = Judged::new(p, Mutating, format!("`{program}` runs a program"));
-            if script.is_none_or(|w| is_stdin_path(&w.value)) {
-                judged.stage.runs_stdin = true;
-            }
+        if let Some(judged) = judge_interpreter(program, args) {
             return judged;
         }
         let judged = Judged::new(p, Mutating, mutating_reason(program));

@@ -2,7 +2,7 @@
 //! file (`sed -f`, `awk -f`, `make -f`).
 
 use crate::CommandClass;
-use crate::rules::is_stdin_path;
+use crate::rules::{is_interpreter, is_stdin_path};
 use crate::verdicts::Judged;
 use crate::walker::Walker;
 use crate::words::Word;
@@ -163,6 +163,43 @@ pub(crate) fn inline_code_option(program: &str, values: &[&str]) -> Option<Strin
                 break;
             }
         }
+    }
+    None
+}
+
+/// An interpreter (`python3 x.py`, `perl -e …`); `None` for another program.
+pub(crate) fn judge_interpreter(program: &str, args: &[Word]) -> Option<Judged> {
+    use CommandClass::{Dangerous, Mutating};
+    let values: Vec<&str> = args.iter().map(|w| w.value.as_str()).collect();
+    let p = Some(program);
+    if is_interpreter(program) {
+        if let Some(option) = inline_code_option(program, &values) {
+            return Some(Judged::new(
+                p,
+                Dangerous,
+                format!(
+                    "`{program} {option}` runs code given on the command line, which cannot be checked"
+                ),
+            ));
+        }
+        let script = args
+            .iter()
+            .find(|w| !w.value.starts_with('-') || w.process_substitution);
+        if script.is_some_and(|w| w.process_substitution) {
+            return Some(Judged::new(
+                p,
+                Dangerous,
+                format!(
+                    "`{program}` runs the output of another command as a program, which cannot be checked"
+                ),
+            ));
+        }
+        let mut judged = Judged::new(p, Mutating, format!("`{program}` runs a program"));
+        if script.is_none_or(|w| is_stdin_path(&w.value)) {
+            judged.stage.runs_stdin = true;
+        }
+
+        return Some(judged);
     }
     None
 }

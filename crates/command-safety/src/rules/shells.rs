@@ -136,3 +136,63 @@ pub(crate) fn printed_text(program: &str, values: &[&str]) -> Option<String> {
     };
     (!text.contains('\\')).then_some(text)
 }
+
+impl<'s> Walker<'s> {
+    /// `eval WORDS` and `source FILE`/`. FILE`; `None` for another program.
+    pub(crate) fn judge_eval_or_source(
+        &self,
+        program: &str,
+        args: &[Word],
+        nested: &mut Vec<CommandPart>,
+    ) -> Option<Judged> {
+        use CommandClass::{Dangerous, Mutating, ReadOnly};
+        let values: Vec<&str> = args.iter().map(|w| w.value.as_str()).collect();
+        let p = Some(program);
+        if program == "eval" {
+            if args.iter().all(|w| w.literal) {
+                let script = values.join(" ");
+                classify_script(&script, self.depth + 1, self.site, nested);
+
+                return Some(Judged::new(
+                    p,
+                    ReadOnly,
+                    "`eval` of a literal script (its parts are judged)",
+                ));
+            }
+
+            return Some(if args.iter().any(|w| w.downloads) {
+                Judged::new(p, Dangerous, "`eval` runs text downloaded from the network")
+            } else {
+                Judged::new(
+                    p,
+                    Dangerous,
+                    "`eval` runs text that is only known when it runs, so it cannot be checked",
+                )
+            });
+        }
+        if program == "source" || program == "." {
+            return Some(if args.iter().any(|w| w.downloads) {
+                Judged::new(
+                    p,
+                    Dangerous,
+                    format!("`{program}` runs a script downloaded from the network"),
+                )
+            } else if args.first().is_some_and(|w| w.process_substitution) {
+                Judged::new(
+                    p,
+                    Dangerous,
+                    format!(
+                        "`{program}` runs the output of another command as a script, which cannot be checked"
+                    ),
+                )
+            } else {
+                Judged::new(
+                    p,
+                    Mutating,
+                    format!("`{program}` runs a script in the current shell"),
+                )
+            });
+        }
+        None
+    }
+}
