@@ -18,6 +18,12 @@
 //! model = "qwen3-coder-plus"
 //! harness = "auto"                 # or a harness id; "auto" infers from provider and model
 //! emulate_identity = false         # opt in to the emulated CLI's identity headers
+//!
+//! [[rules]]                        # saved approval decisions (see crate::rules)
+//! decision = "allow"               # allow | deny
+//! command = "npm test"             # a command prefix: words split as a shell would, or
+//!                                  # an array of words (["npm", "test"])
+//! workspace = "/home/me/app"       # optional; absent = every workspace
 //! ```
 //!
 //! The catalog lives here rather than in the wire crate because it is configuration (names,
@@ -109,6 +115,9 @@ pub struct Config {
     /// User-defined providers (same id as a built-in replaces it).
     #[serde(default)]
     pub providers: Vec<ProviderConfig>,
+    /// Saved approval rules (`[[rules]]`), in file order; see [`crate::rules`].
+    #[serde(default, skip_serializing_if = "Vec::is_empty", with = "rule_entries")]
+    pub rules: Vec<tack_protocol::Rule>,
 }
 
 /// Errors loading or saving config.
@@ -147,6 +156,9 @@ pub enum ConfigError {
         "the base URL `{0}` held a credential, which Tack does not store; pass the full URL again with --provider"
     )]
     RedactedUrl(String),
+    /// A rule to save is not well formed (no words, a relative workspace, …).
+    #[error("{0}")]
+    InvalidRule(String),
 }
 
 impl Config {
@@ -960,6 +972,228 @@ impl ConfigDocument {
     fn reparse(&mut self) -> Result<(), ConfigError> {
         self.config = parse_config(&self.path, &self.doc.to_string())?;
         Ok(())
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// `[[rules]]`: saved approval decisions.
+//
+// In the file, `command` is what a person would type (`"npm test"`, split as a shell would)
+// or an array of words; in memory it is always words ([`Rule::command`]). Edits write the
+// string form, quoted by `shell-words` so it splits back to the same words.
+
+use tack_protocol::Rule;
+
+impl ConfigDocument {
+    /// The rules as the document now stands, in file order (the index [`remove_rule`]
+    /// takes).
+    ///
+    /// [`remove_rule`]: Self::remove_rule
+    pub fn rules(&self) -> &[Rule] {
+        &self.config.rules
+    }
+
+    /// Appends a `[[rules]]` entry; `false` (nothing changed) when the file has this exact
+    /// rule already.
+    ///
+    /// # Errors
+    /// [`ConfigError::InvalidRule`] for a rule that is not well formed
+    /// ([`crate::rules::check_rule`]); [`ConfigError::Parse`] when the `rules` key is not a
+    /// list of tables, or the edited document would not load.
+    pub fn add_rule(&mut self, rule: &Rule) -> Result<bool, ConfigError> {
+        crate::rules::check_rule(rule).map_err(ConfigError::InvalidRule)?;
+        if self.config.rules.contains(rule) {
+            return Ok(false);
+        }
+        let fresh = rule_table(rule);
+        match self.doc.as_table_mut().get_mut("rules") {
+            None => {
+                let mut list = toml_edit::ArrayOfTables::new();
+                list.push(fresh);
+                self.doc
+                    .as_table_mut()
+                    .insert("rules", toml_edit::Item::ArrayOfTables(list));
+            }
+            Some(toml_edit::Item::ArrayOfTables(list)) => list.push(fresh),
+            Some(toml_edit::Item::Value(toml_edit::Value::Array(list))) => {
+                list.push(fresh.into_inline_table());
+            }
+            Some(_) => {
+                return Err(ConfigError::Parse {
+                    path: self.path.clone(),
+                    message: "`rules` must be a list of tables ([[rules]])".to_string(),
+                    line: None,
+                    column: None,
+                });
+            }
+        }
+        self.reparse()?;
+        Ok(true)
+    }
+
+    /// Removes the rule at `index` (in [`rules`](Self::rules) order) and returns it; `None`
+    /// when there is no such rule.
+    ///
+    /// # Errors
+    /// [`ConfigError::Parse`] when the edited document would not load.
+    pub fn remove_rule(&mut self, index: usize) -> Result<Option<Rule>, ConfigError> {
+        let Some(rule) = self.config.rules.get(index).cloned() else {
+            return Ok(None);
+        };
+        // Every element of the list is one rule (a bad one fails the load), so the index in
+        // the loaded rules is the index in the document.
+        match self.doc.as_table_mut().get_mut("rules") {
+            Some(toml_edit::Item::ArrayOfTables(list)) => {
+                list.remove(index);
+                if list.is_empty() {
+                    self.doc.as_table_mut().remove("rules");
+                }
+            }
+            Some(toml_edit::Item::Value(toml_edit::Value::Array(list))) => {
+                list.remove(index);
+            }
+            _ => return Ok(None),
+        }
+        self.reparse()?;
+        Ok(Some(rule))
+    }
+
+    /// Removes every entry that is exactly `rule` (written as a string or as words alike);
+    /// `false` when there was none.
+    ///
+    /// # Errors
+    /// [`ConfigError::Parse`] when the edited document would not load.
+    pub fn remove_rule_exact(&mut self, rule: &Rule) -> Result<bool, ConfigError> {
+        let at: Vec<usize> = (0..self.config.rules.len())
+            .filter(|&i| self.config.rules[i] == *rule)
+            .collect();
+        // From the back, so the indexes still to remove stay valid.
+        for &i in at.iter().rev() {
+            self.remove_rule(i)?;
+        }
+        Ok(!at.is_empty())
+    }
+}
+
+/// A rule as the `[[rules]]` entry a person would write.
+fn rule_table(rule: &Rule) -> toml_edit::Table {
+    let mut table = toml_edit::Table::new();
+    table.insert("decision", toml_edit::value(decision_name(rule.decision)));
+    table.insert(
+        "command",
+        toml_edit::value(shell_words::join(&rule.command)),
+    );
+    if let Some(ws) = &rule.workspace {
+        table.insert("workspace", toml_edit::value(ws.as_str()));
+    }
+    // One blank line before `[[rules]]`, as for providers.
+    table.decor_mut().set_prefix("\n");
+    table
+}
+
+/// `allow` or `deny`, as the file spells it.
+fn decision_name(decision: tack_protocol::RuleDecision) -> &'static str {
+    match decision {
+        tack_protocol::RuleDecision::Allow => "allow",
+        tack_protocol::RuleDecision::Deny => "deny",
+    }
+}
+
+/// (De)serializing `rules`: entries with `command` as a string or as words.
+mod rule_entries {
+    use std::fmt;
+
+    use serde::de::{self, Deserializer, SeqAccess, Visitor};
+    use serde::{Deserialize, Serialize, Serializer};
+    use tack_protocol::{Rule, RuleDecision};
+
+    /// One entry as read.
+    #[derive(Deserialize)]
+    #[serde(deny_unknown_fields)]
+    struct Entry {
+        decision: RuleDecision,
+        #[serde(deserialize_with = "command_words")]
+        command: Vec<String>,
+        #[serde(default, deserialize_with = "workspace")]
+        workspace: Option<String>,
+    }
+
+    /// One entry as written: the command as one string.
+    #[derive(Serialize)]
+    struct Written<'a> {
+        decision: RuleDecision,
+        command: String,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        workspace: Option<&'a str>,
+    }
+
+    pub(super) fn serialize<S: Serializer>(rules: &[Rule], s: S) -> Result<S::Ok, S::Error> {
+        s.collect_seq(rules.iter().map(|r| Written {
+            decision: r.decision,
+            command: shell_words::join(&r.command),
+            workspace: r.workspace.as_deref(),
+        }))
+    }
+
+    pub(super) fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<Rule>, D::Error> {
+        Ok(Vec::<Entry>::deserialize(d)?
+            .into_iter()
+            .map(|e| Rule {
+                decision: e.decision,
+                command: e.command,
+                workspace: e.workspace,
+            })
+            .collect())
+    }
+
+    /// `"npm test"` (split as a shell would) or `["npm", "test"]`; never empty, since an
+    /// empty prefix would match every command.
+    fn command_words<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<String>, D::Error> {
+        struct Words;
+        impl<'de> Visitor<'de> for Words {
+            type Value = Vec<String>;
+
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a command as a string (\"npm test\") or an array of words")
+            }
+
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<Vec<String>, E> {
+                shell_words::split(v).map_err(|e| {
+                    E::custom(format!(
+                        "the rule's command `{v}` does not split into words: {e}"
+                    ))
+                })
+            }
+
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Vec<String>, A::Error> {
+                let mut words = Vec::new();
+                while let Some(w) = seq.next_element::<String>()? {
+                    words.push(w);
+                }
+                Ok(words)
+            }
+        }
+        let words = d.deserialize_any(Words)?;
+        if words.is_empty() {
+            return Err(de::Error::custom(
+                "a rule's command needs at least one word (an empty one would match every command)",
+            ));
+        }
+        if words.iter().any(String::is_empty) {
+            return Err(de::Error::custom("a rule's command has an empty word"));
+        }
+        Ok(words)
+    }
+
+    /// An absolute folder: a relative one would mean a different folder in every session.
+    fn workspace<'de, D: Deserializer<'de>>(d: D) -> Result<Option<String>, D::Error> {
+        let ws = String::deserialize(d)?;
+        if !std::path::Path::new(&ws).is_absolute() {
+            return Err(de::Error::custom(format!(
+                "a rule's workspace must be an absolute path, not `{ws}`"
+            )));
+        }
+        Ok(Some(ws))
     }
 }
 
