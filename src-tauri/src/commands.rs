@@ -1155,3 +1155,87 @@ pub async fn exchange_curl(
         &exchange_id,
     )?))
 }
+
+// ---------------------------------------------------------------------------------------------
+// Saved approval rules (`[[rules]]` in config.toml), for Settings. Each command re-reads the
+// file and edits it in place; the list returned is the file's rules after the change.
+
+/// A rule as Settings' form gives it: the command as typed.
+#[derive(Debug, Clone, Serialize, Deserialize, specta::Type)]
+#[serde(rename_all = "camelCase")]
+pub struct RuleInput {
+    /// Allow or deny.
+    pub decision: tack_protocol::RuleDecision,
+    /// The command prefix as typed (`npm test`), split as a shell would.
+    pub command: String,
+    /// The workspace it applies to (absolute), or null for every workspace.
+    pub workspace: Option<String>,
+}
+
+/// The saved rules, in file order (none when the file does not load: `appInfo` says why).
+#[tauri::command]
+#[specta::specta]
+pub async fn list_rules(state: State<'_, AppState>) -> CmdResult<Vec<tack_protocol::Rule>> {
+    Ok(state.config().rules)
+}
+
+/// Saves a rule at the end of `[[rules]]`; an exact duplicate changes nothing. A command that
+/// does not split into words is an error on the `command` field, a relative workspace one on
+/// `workspace`.
+#[tauri::command]
+#[specta::specta]
+pub async fn add_rule(
+    state: State<'_, AppState>,
+    input: RuleInput,
+) -> CmdResult<Vec<tack_protocol::Rule>> {
+    let command = tack_engine::rules::parse_command(input.command.trim())
+        .map_err(|e| AppError::new(e, None).on_field("command"))?;
+    let workspace = input
+        .workspace
+        .map(|w| w.trim().to_string())
+        .filter(|w| !w.is_empty());
+    let rule = tack_protocol::Rule {
+        decision: input.decision,
+        command,
+        workspace,
+    };
+    let field = if rule
+        .workspace
+        .as_deref()
+        .is_some_and(|w| !std::path::Path::new(w).is_absolute())
+    {
+        "workspace"
+    } else {
+        "command"
+    };
+    tack_engine::rules::check_rule(&rule).map_err(|e| AppError::new(e, None).on_field(field))?;
+    let config = state.edit_config(|doc| {
+        doc.add_rule(&rule)
+            .map_err(|e| AppError::new(format!("Not saved: {e}"), None))
+    })?;
+    Ok(config.rules)
+}
+
+/// Deletes every entry that is exactly this rule (by value, not by position: the file may
+/// have been edited since the window listed it). A rule the file no longer has is an error.
+#[tauri::command]
+#[specta::specta]
+pub async fn delete_rule(
+    state: State<'_, AppState>,
+    rule: tack_protocol::Rule,
+) -> CmdResult<Vec<tack_protocol::Rule>> {
+    let config = state.edit_config(|doc| {
+        if doc
+            .remove_rule_exact(&rule)
+            .map_err(|e| AppError::new(format!("Not deleted: {e}"), None))?
+        {
+            Ok(true)
+        } else {
+            Err(AppError::new(
+                format!("the config file has no rule {}", rule.describe()),
+                Some("It may have been removed from the file already."),
+            ))
+        }
+    })?;
+    Ok(config.rules)
+}

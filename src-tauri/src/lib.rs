@@ -49,6 +49,9 @@ pub fn specta_builder<R: Runtime>() -> Builder<R> {
             commands::list_exchanges,
             commands::get_exchange,
             commands::exchange_curl,
+            commands::list_rules,
+            commands::add_rule,
+            commands::delete_rule,
         ])
         .events(collect_events![
             EngineEventEnvelope,

@@ -86,6 +86,19 @@ export const commands = {
 	getExchange: (sessionId: string, exchangeId: string) => typedError<Exchange, AppError>(__TAURI_INVOKE("get_exchange", { sessionId, exchangeId })),
 	/**  A `curl` command re-sending an exchange, with `$TACK_API_KEY` where the key goes. */
 	exchangeCurl: (sessionId: string, exchangeId: string) => typedError<string, AppError>(__TAURI_INVOKE("exchange_curl", { sessionId, exchangeId })),
+	/**  The saved rules, in file order (none when the file does not load: `appInfo` says why). */
+	listRules: () => typedError<Rule[], AppError>(__TAURI_INVOKE("list_rules")),
+	/**
+	 *  Saves a rule at the end of `[[rules]]`; an exact duplicate changes nothing. A command that
+	 *  does not split into words is an error on the `command` field, a relative workspace one on
+	 *  `workspace`.
+	 */
+	addRule: (input: RuleInput) => typedError<Rule[], AppError>(__TAURI_INVOKE("add_rule", { input })),
+	/**
+	 *  Deletes every entry that is exactly this rule (by value, not by position: the file may
+	 *  have been edited since the window listed it). A rule the file no longer has is an error.
+	 */
+	deleteRule: (rule: Rule) => typedError<Rule[], AppError>(__TAURI_INVOKE("delete_rule", { rule })),
 };
 
 /** Events */
@@ -161,7 +174,15 @@ export type ApprovalDecision =
 /**  Why, in the user's words (may be empty). */
 reason?: string } | 
 /**  Don't run it and stop the turn. */
-{ type: "abort_turn" };
+{ type: "abort_turn" } | 
+/**  Run it, and save an allow rule (shown to the user as is) that covers it from now on. */
+{ type: "always_allow"; 
+/**  The rule to save; it must cover this action, or the decision is refused. */
+rule: Rule } | 
+/**  Don't run it, and save a deny rule that refuses it from now on. */
+{ type: "always_deny"; 
+/**  The rule to save. */
+rule: Rule };
 
 /**  When the engine asks the user before running a tool call. */
 export type ApprovalPolicy = 
@@ -192,6 +213,23 @@ export type ApprovalRequest = {
 	reason: string,
 	/**  How risky the action looks. */
 	risk: Risk,
+	/**
+	 *  Where the action runs once approved: a sandbox mode, or `None` for outside any sandbox
+	 *  (an escalation, `danger-full-access`, or a machine where no sandbox works).
+	 */
+	sandbox?: SandboxMode | null,
+	/**
+	 *  Set when Tack asks to run the command again outside the sandbox: what the sandbox
+	 *  denied ("a write to /etc/x was refused: read-only file system").
+	 */
+	escalation?: string | null,
+	/**  Whether "approve for this session" is offered (never for high-risk actions). */
+	offer_session?: boolean,
+	/**
+	 *  The command prefix an "Always allow …" / "Always deny …" rule would save, shown to the
+	 *  user before it is saved; `None` where no rule can cover the action.
+	 */
+	suggested_rule?: string[] | null,
 };
 
 /**  A config file that does not load: where, and the parser's own words. */
@@ -825,6 +863,76 @@ export type Role =
 /**  System instructions. */
 "system";
 
+/**
+ *  A saved approval decision (`[[rules]]` in config.toml).
+ * 
+ *  A rule never widens: an allow rule covers a simple command whose words start with
+ *  `command` exactly, and never an added option that writes files or runs a program, never a
+ *  command judged dangerous unless the rule names it word for word, and in a compound command
+ *  only the parts it covers by itself. Deny rules win over allow rules.
+ */
+export type Rule = {
+	/**  Allow or deny. */
+	decision: RuleDecision,
+	/**  The command prefix, as words (`["npm", "test"]`, `["cargo", "check", "-p", "x"]`). */
+	command: string[],
+	/**  The workspace the rule applies to (absolute path); `None`: every workspace. */
+	workspace?: string | null,
+};
+
+/**  What a saved rule decides. */
+export type RuleDecision = 
+/**  Run without asking (inside the sandbox the policy gives). */
+"allow" | 
+/**  Never run; the model is told a rule refused it. */
+"deny";
+
+/**  A rule as Settings' form gives it: the command as typed. */
+export type RuleInput = {
+	/**  Allow or deny. */
+	decision: RuleDecision,
+	/**  The command prefix as typed (`npm test`), split as a shell would. */
+	command: string,
+	/**  The workspace it applies to (absolute), or null for every workspace. */
+	workspace: string | null,
+};
+
+/**  The OS mechanism that contains commands on this machine. */
+export type SandboxMechanism = 
+/**  bubblewrap (`bwrap`): user, PID, mount and network namespaces. */
+"bubblewrap" | 
+/**  Landlock file-system rules plus a seccomp filter, in user + PID namespaces. */
+"landlock-seccomp" | 
+/**  Nothing works here: every command asks, and runs uncontained once approved. */
+"none";
+
+/**  How contained a command runs. */
+export type SandboxMode = 
+/**  The whole file system read-only; only a private temporary folder is writable. */
+"read-only" | 
+/**
+ *  Also the workspace and the configured writable roots are writable, except
+ *  `.git/hooks`, `.git/config` and Tack's own folders, which stay read-only. The default.
+ */
+"workspace-write" | 
+/**  No containment at all: the command runs as Tack does. Only when the user chose it. */
+"danger-full-access";
+
+/**  What the sandbox of a session is, as shown in the window and in `tack exec`'s first event. */
+export type SandboxStatus = {
+	/**  The mechanism in use. */
+	mechanism: SandboxMechanism,
+	/**  The session's mode for commands that run without asking. */
+	mode: SandboxMode,
+	/**  Whether sandboxed commands may use the network. */
+	network: boolean,
+	/**
+	 *  One line for people: the mechanism and its version, or why none works and what follows
+	 *  ("no sandbox: bwrap failed (…); every command asks").
+	 */
+	summary: string,
+};
+
 /**  The settings a session runs with, as shown in the UI. */
 export type SessionSettings = {
 	/**  Workspace folder. */
@@ -839,6 +947,8 @@ export type SessionSettings = {
 	harness: string,
 	/**  Approval policy. */
 	approval: ApprovalPolicy,
+	/**  The sandbox commands run in. */
+	sandbox?: SandboxStatus,
 };
 
 /**  A saved session in the sidebar. */
@@ -988,7 +1098,14 @@ command: string[];
 /**  Working directory. */
 cwd: string; 
 /**  Bytes of output dropped by the output cap. */
-truncated_bytes: number } | 
+truncated_bytes: number; 
+/**  The sandbox it ran in; `None`: outside any sandbox. */
+sandbox?: SandboxMode | null; 
+/**
+ *  What the sandbox refused, when the failure looks like its doing ("write to
+ *  /etc/x refused: read-only file system", "network is off in the sandbox").
+ */
+sandbox_denial?: string | null } | 
 /**  The todo list after a todo tool call. */
 { type: "todos"; 
 /**  Entries in order. */

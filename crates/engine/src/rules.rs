@@ -355,6 +355,21 @@ fn why_not_covered(prefix: &[String], part: &CommandPart) -> String {
     }
 }
 
+/// Splits a command as typed (`npm test`, `grep -e 'a b'`) into a rule's words, as a shell
+/// would split it; what `[[rules]]` does with a `command` string and what Settings' form
+/// does with its text.
+///
+/// # Errors
+/// Unbalanced quotes, or no words at all.
+pub fn parse_command(text: &str) -> Result<Vec<String>, String> {
+    let words = shell_words::split(text)
+        .map_err(|e| format!("the command `{text}` does not split into words: {e}"))?;
+    if words.is_empty() {
+        return Err("a rule needs a command (at least one word)".to_string());
+    }
+    Ok(words)
+}
+
 /// Checks that a rule is well formed: at least one word, no empty word, and a workspace, if
 /// any, that is an absolute path.
 ///
