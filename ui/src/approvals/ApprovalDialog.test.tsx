@@ -17,9 +17,11 @@ const pending: PendingApproval = {
   },
 };
 
-function setup(queued = 0) {
+function setup(queued = 0, request: Partial<PendingApproval["request"]> = {}, workspace: string | null = "/home/dev/tack") {
   const onDecide = vi.fn<(id: string, d: ApprovalDecision) => Promise<boolean>>().mockResolvedValue(true);
-  render(<ApprovalDialog pending={pending} queued={queued} onDecide={onDecide} />);
+  render(
+    <ApprovalDialog pending={{ ...pending, request: { ...pending.request, ...request } }} queued={queued} onDecide={onDecide} workspace={workspace ?? undefined} />,
+  );
   const dialog = screen.getByRole("alertdialog", { name: "Run this command?" });
   return { onDecide, dialog };
 }
@@ -100,5 +102,62 @@ describe("approval dialog", () => {
     expect(screen.getByRole("button", { name: /Approve for session/ })).toHaveAttribute("aria-keyshortcuts", "A");
     expect(screen.getByRole("button", { name: /Deny/ })).toHaveAttribute("aria-keyshortcuts", "N");
     expect(screen.getByRole("button", { name: /Abort turn/ })).toHaveAttribute("aria-keyshortcuts", "Esc");
+  });
+
+  describe("saved rules", () => {
+    const withRule = { suggested_rule: ["cargo", "test"] };
+
+    it("offers no rule when the engine suggests none", () => {
+      setup();
+      expect(screen.queryByRole("group", { name: "Save a rule" })).toBeNull();
+      expect(screen.queryByRole("button", { name: /Always allow/ })).toBeNull();
+      expect(screen.queryByRole("button", { name: /Always deny/ })).toBeNull();
+    });
+
+    it("shows the exact rule and its scope on the buttons, and answers with it", () => {
+      const { onDecide } = setup(0, withRule);
+      const allow = screen.getByRole("button", { name: "Always allow cargo test in this workspace" });
+      expect(screen.getByRole("group", { name: "Save a rule" })).toHaveTextContent("/home/dev/tack");
+      expect(allow).toBeDisabled();
+      arm();
+      fireEvent.click(allow);
+      expect(onDecide).toHaveBeenCalledWith("appr-1", {
+        type: "always_allow",
+        rule: { decision: "allow", command: ["cargo", "test"], workspace: "/home/dev/tack" },
+      });
+    });
+
+    it("all workspaces saves a rule without a workspace; deny saves a deny rule", () => {
+      const { onDecide } = setup(0, withRule);
+      arm();
+      fireEvent.click(screen.getByRole("radio", { name: /all workspaces/ }));
+      expect(screen.getByRole("button", { name: "Always allow cargo test in every workspace" })).toBeEnabled();
+      fireEvent.click(screen.getByRole("button", { name: "Always deny cargo test in every workspace" }));
+      expect(onDecide).toHaveBeenCalledWith("appr-1", {
+        type: "always_deny",
+        rule: { decision: "deny", command: ["cargo", "test"], workspace: null },
+      });
+    });
+
+    it("quotes words with spaces so the rule reads as it will be saved", () => {
+      setup(0, { suggested_rule: ["grep", "a b"] });
+      expect(screen.getByRole("button", { name: "Always allow grep 'a b' in this workspace" })).toBeInTheDocument();
+    });
+
+    it("without a known workspace only every workspace can be chosen", () => {
+      setup(0, withRule, null);
+      expect(screen.getByRole("radio", { name: /this workspace/ })).toBeDisabled();
+      expect(screen.getByRole("button", { name: "Always allow cargo test in every workspace" })).toBeInTheDocument();
+    });
+
+    it("hides approve-for-session, and its shortcut does nothing, when it is not offered", () => {
+      const { dialog, onDecide } = setup(0, { offer_session: false, risk: "high" });
+      expect(screen.queryByRole("button", { name: /Approve for session/ })).toBeNull();
+      arm();
+      fireEvent.keyDown(dialog, { key: "a" });
+      expect(onDecide).not.toHaveBeenCalled();
+      fireEvent.keyDown(dialog, { key: "y" });
+      expect(onDecide).toHaveBeenCalledWith("appr-1", { type: "approve_once" });
+    });
   });
 });

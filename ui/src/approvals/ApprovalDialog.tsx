@@ -6,6 +6,8 @@ import { Button } from "../primitives/Button";
 import { Modal } from "../primitives/Modal";
 import { ArmingBar, useArmed } from "../primitives/arming";
 import { decideApproval } from "../session/actions";
+import { useSessionStore } from "../session/store";
+import { commandText } from "../settings/ruleText";
 import { InlineCode } from "../text/InlineCode";
 import type { PendingApproval } from "../session/timeline";
 import "./approvals.css";
@@ -20,16 +22,30 @@ export interface ApprovalDialogProps {
   queued: number;
   /** Sends the decision; resolves to whether it was accepted. */
   onDecide?: (approvalId: string, decision: ApprovalDecision) => Promise<boolean>;
+  /** The session's workspace, the scope of "this workspace" rules (default: the open session's). */
+  workspace?: string;
 }
+
+/** Where an "Always …" rule applies. */
+type RuleScope = "workspace" | "everywhere";
 
 /**
  * Asks the user about one tool call: the full command (never truncated) or the diff, why
  * the policy asked, and the risk. Focus goes to the dialog itself, not to a button, and
  * nothing can be decided during the arming delay. Shortcuts: Y approve once, A approve for
- * the session, N deny (with the reason typed, if any), Esc abort the turn.
+ * the session (only when offered), N deny (with the reason typed, if any), Esc abort the turn.
+ *
+ * When the engine suggests a rule, "Always allow …" and "Always deny …" show the exact rule
+ * they save (its words and scope: this workspace or every workspace) on the buttons
+ * themselves; they have no shortcut, since a rule outlives the session.
  */
-export function ApprovalDialog({ pending, queued, onDecide = decideApproval }: ApprovalDialogProps) {
+export function ApprovalDialog({ pending, queued, onDecide = decideApproval, workspace }: ApprovalDialogProps) {
   const { request } = pending;
+  const sessionWorkspace = useSessionStore((s) => s.session?.settings.cwd);
+  const ruleWorkspace = workspace ?? sessionWorkspace ?? null;
+  const [ruleScope, setRuleScope] = useState<RuleScope>("workspace");
+  const offerSession = request.offer_session !== false;
+  const suggested = request.suggested_rule && request.suggested_rule.length > 0 ? request.suggested_rule : null;
   const armed = useArmed();
   const [busy, setBusy] = useState(false);
   const [reason, setReason] = useState("");
@@ -71,13 +87,24 @@ export function ApprovalDialog({ pending, queued, onDecide = decideApproval }: A
     event.stopPropagation();
     if (event.repeat || !live) return;
     if (key === "y") decide({ type: "approve_once" });
-    else if (key === "a") decide({ type: "approve_for_session" });
+    else if (key === "a") {
+      if (offerSession) decide({ type: "approve_for_session" });
+    }
     else if (key === "n") deny();
     else if (key === "escape") decide({ type: "abort_turn" });
     // Enter is deliberately not a shortcut: it is the key most likely to be in flight.
   };
 
   const action = request.action;
+  // "This workspace" needs a workspace to name; without one only "every workspace" is offered.
+  const scope: RuleScope = ruleWorkspace ? ruleScope : "everywhere";
+  const ruleText = suggested ? commandText(suggested) : "";
+  const scopeWords = scope === "workspace" ? "in this workspace" : "in every workspace";
+  const rule = (decision: "allow" | "deny") => ({
+    decision,
+    command: suggested ?? [],
+    workspace: scope === "workspace" ? ruleWorkspace : null,
+  });
   return (
     <Modal labelledBy={titleId} describedBy={descriptionId} role="alertdialog" onKeyDown={onKeyDown} className="approval">
       <header className="approval-header">
@@ -110,6 +137,38 @@ export function ApprovalDialog({ pending, queued, onDecide = decideApproval }: A
             <DiffView diff={action.diff} path={action.paths[0]} maxHeight={360} />
           </>
         )}
+        {suggested && (
+          <div className="approval-rule" role="group" aria-label="Save a rule">
+            <p className="approval-rule-text">
+              Save a rule for <code className="mono">{ruleText}</code>: commands that start with these words, without options
+              that write files or run other programs.
+            </p>
+            <div className="approval-rule-scope" role="radiogroup" aria-label="Rule applies">
+              <label>
+                <input
+                  type="radio"
+                  name={`${titleId}-scope`}
+                  checked={scope === "workspace"}
+                  disabled={!ruleWorkspace}
+                  onChange={() => setRuleScope("workspace")}
+                />{" "}
+                this workspace{ruleWorkspace && <span className="mono muted"> ({ruleWorkspace})</span>}
+              </label>
+              <label>
+                <input type="radio" name={`${titleId}-scope`} checked={scope === "everywhere"} onChange={() => setRuleScope("everywhere")} />{" "}
+                all workspaces
+              </label>
+            </div>
+            <div className="approval-rule-actions">
+              <Button variant="secondary" size="sm" disabled={!live} onClick={() => decide({ type: "always_deny", rule: rule("deny") })}>
+                Always deny <code className="mono">{ruleText}</code> {scopeWords}
+              </Button>
+              <Button variant="secondary" size="sm" disabled={!live} onClick={() => decide({ type: "always_allow", rule: rule("allow") })}>
+                Always allow <code className="mono">{ruleText}</code> {scopeWords}
+              </Button>
+            </div>
+          </div>
+        )}
         <label className="field approval-deny-field">
           <span className="field-label">Reason if you deny <span className="muted">(sent to the model)</span></span>
           <textarea
@@ -131,9 +190,11 @@ export function ApprovalDialog({ pending, queued, onDecide = decideApproval }: A
         <Button variant="secondary" shortcut="N" disabled={!live} onClick={deny}>
           Deny
         </Button>
-        <Button variant="secondary" shortcut="A" disabled={!live} onClick={() => decide({ type: "approve_for_session" })}>
-          Approve for session
-        </Button>
+        {offerSession && (
+          <Button variant="secondary" shortcut="A" disabled={!live} onClick={() => decide({ type: "approve_for_session" })}>
+            Approve for session
+          </Button>
+        )}
         <Button variant="primary" shortcut="Y" disabled={!live} onClick={() => decide({ type: "approve_once" })}>
           Approve once
         </Button>

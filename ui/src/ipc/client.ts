@@ -19,6 +19,8 @@ import type {
   ProviderInput,
   ProviderView,
   QuestionAnswer,
+  Rule,
+  RuleInput,
   SessionSummary,
   SessionView,
   StartSessionInput,
@@ -92,6 +94,12 @@ export const shell = {
     unwrap(commands.getExchange(sessionId, exchangeId)),
   exchangeCurl: (sessionId: string, exchangeId: string): Promise<string> =>
     unwrap(commands.exchangeCurl(sessionId, exchangeId)),
+  /** The saved approval rules (config.toml's `[[rules]]`), in file order. */
+  listRules: (): Promise<Rule[]> => unwrap(commands.listRules()),
+  /** Saves a rule (the command as typed); returns the rules after the change. */
+  addRule: (input: RuleInput): Promise<Rule[]> => unwrap(commands.addRule(input)),
+  /** Deletes a rule by value; returns the rules after the change. */
+  deleteRule: (rule: Rule): Promise<Rule[]> => unwrap(commands.deleteRule(rule)),
 };
 
 /** The message to show for any failure of a shell call. */

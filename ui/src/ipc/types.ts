@@ -26,6 +26,9 @@ export type StartSessionInput = B.StartSessionInput;
 export type SessionSummary = B.SessionSummary;
 export type ExportFormat = B.ExportFormat;
 export type WorkspaceChanged = B.WorkspaceChanged;
+export type Rule = B.Rule;
+export type RuleDecision = B.RuleDecision;
+export type RuleInput = B.RuleInput;
 
 export type Wire = B.Wire;
 export type ApprovalPolicy = B.ApprovalPolicy;

@@ -9,12 +9,20 @@ import { useCatalogStore } from "./catalogStore";
 import { describeKey, KeyField } from "./KeyField";
 import { ConfigProblemBanner } from "./ConfigProblemBanner";
 import { ProviderForm } from "./ProviderForm";
+import { RulesSection } from "./RulesSection";
+import { useWorkspaceStore } from "../workspace/workspaceStore";
 import "./settings.css";
 
 /** What the "default" badge means. */
 const DEFAULT_TITLE = "New sessions start with this provider (default_provider in config.toml; without one, the local model)";
 
-/** Providers: list, add/edit, keys. */
+/** What the editor pane shows: a provider, the new-provider form, or the saved rules. */
+type Selection = string | "new" | typeof RULES | null;
+
+/** The nav entry of the rules editor (not a provider id: those have no spaces). */
+const RULES = "approval rules";
+
+/** Providers (list, add/edit, keys) and the saved approval rules. */
 export function SettingsView() {
   const providers = useCatalogStore((s) => s.providers);
   const harnesses = useCatalogStore((s) => s.harnesses);
@@ -24,7 +32,8 @@ export function SettingsView() {
   // (providers added to the file by hand included), the same way "Check again" does.
   const refresh = useCatalogStore((s) => s.refresh);
   const closeSettings = useUiStore((s) => s.closeSettings);
-  const [selected, setSelected] = useState<string | "new" | null>(providers[0]?.id ?? null);
+  const workspace = useWorkspaceStore((s) => s.cwd);
+  const [selected, setSelected] = useState<Selection>(providers[0]?.id ?? null);
   const provider = providers.find((p) => p.id === selected) ?? null;
   const keychain = appInfo?.keychain ?? { available: true, message: null };
 
@@ -35,7 +44,7 @@ export function SettingsView() {
           <BackIcon />
         </IconButton>
         <div className="topbar-title">
-          <h1>Settings · Providers</h1>
+          <h1>Settings · {selected === RULES ? "Approval rules" : "Providers"}</h1>
         </div>
         {appInfo && <span className="settings-version muted">Tack {appInfo.version}</span>}
       </header>
@@ -77,9 +86,20 @@ export function SettingsView() {
           <Button variant="secondary" size="sm" icon={<PlusIcon />} onClick={() => setSelected("new")}>
             Add provider
           </Button>
+          <button
+            type="button"
+            className="provider-item settings-rules-item"
+            aria-current={selected === RULES ? "true" : undefined}
+            onClick={() => setSelected(RULES)}
+          >
+            <span className="provider-item-name">Approval rules</span>
+            <span className="provider-item-meta">Always allow / always deny</span>
+          </button>
         </nav>
-        <section className="provider-editor" aria-label="Provider">
-          {selected === "new" ? (
+        <section className="provider-editor" aria-label={selected === RULES ? "Approval rules" : "Provider"}>
+          {selected === RULES ? (
+            <RulesSection workspace={workspace} />
+          ) : selected === "new" ? (
             <>
               <h2>New provider</h2>
               <ProviderForm
