@@ -14,6 +14,7 @@ mod diff_request;
 mod exec;
 mod import_prompt;
 mod list;
+mod policy;
 mod shape;
 mod tool;
 
@@ -21,7 +22,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
-use tack_protocol::{ApprovalPolicy, Wire};
+use tack_protocol::{ApprovalPolicy, SandboxMode, Wire};
 
 #[derive(Parser)]
 #[command(
@@ -66,6 +67,12 @@ enum Command {
         /// Approval policy: untrusted (default), on-request, never.
         #[arg(long)]
         approval: Option<ApprovalPolicy>,
+        /// Sandbox for commands: read-only, workspace-write (default) or danger-full-access.
+        #[arg(long)]
+        sandbox: Option<SandboxMode>,
+        /// Let sandboxed commands use the network (`--network true`; default off).
+        #[arg(long)]
+        network: Option<bool>,
         /// Workspace folder.
         #[arg(long, default_value = ".")]
         cwd: PathBuf,
@@ -151,11 +158,53 @@ enum Command {
         #[arg(long)]
         config_dir: Option<PathBuf>,
     },
+    /// Approval policy tools.
+    Policy {
+        #[command(subcommand)]
+        command: PolicyCommand,
+    },
     /// List saved sessions (newest first).
     Sessions {
         /// Only sessions of this workspace.
         #[arg(long)]
         cwd: Option<PathBuf>,
+    },
+}
+
+#[derive(Subcommand)]
+enum PolicyCommand {
+    /// Print what the approval gate decides for a command or a tool call, as one JSON object
+    /// `{"decision": "run"|"ask"|"reject", "sandbox": "none"|"read-only"|"workspace-write",
+    /// "reason": …, "risk": …, "rule": …}`, through the code path the turn loop uses.
+    /// Exit 0; 2 on bad usage.
+    #[command(
+        override_usage = "tack policy check [--policy P] [--sandbox MODE] --cwd DIR -- COMMAND\n       tack policy check [--policy P] [--sandbox MODE] --cwd DIR --tool NAME --args JSON"
+    )]
+    Check {
+        /// Approval policy: untrusted (default), on-request, never.
+        #[arg(long)]
+        policy: Option<ApprovalPolicy>,
+        /// Sandbox mode: read-only, workspace-write (default) or danger-full-access.
+        #[arg(long)]
+        sandbox: Option<SandboxMode>,
+        /// Let sandboxed commands use the network.
+        #[arg(long)]
+        network: Option<bool>,
+        /// Workspace folder.
+        #[arg(long, default_value = ".")]
+        cwd: PathBuf,
+        /// Harness whose tool names `--tool` uses (default: as a session would pick it).
+        #[arg(long)]
+        harness: Option<String>,
+        /// A tool name as the harness advertises it (`shell`, `Bash`, `write_file`, …).
+        #[arg(long, requires = "args")]
+        tool: Option<String>,
+        /// The tool's arguments, a JSON object.
+        #[arg(long, requires = "tool")]
+        args: Option<String>,
+        /// The command line to check (after `--`).
+        #[arg(last = true)]
+        command: Vec<String>,
     },
 }
 
@@ -177,6 +226,8 @@ fn main() -> ExitCode {
                 provider,
                 wire,
                 approval,
+                sandbox,
+                network,
                 cwd,
                 resume,
                 seed,
@@ -189,6 +240,8 @@ fn main() -> ExitCode {
                     provider,
                     wire,
                     approval,
+                    sandbox,
+                    network,
                     cwd,
                     resume,
                     seed,
@@ -215,6 +268,29 @@ fn main() -> ExitCode {
             Command::Providers => list::providers(cli.config),
             Command::Harnesses => list::harnesses(),
             Command::Sessions { cwd } => list::sessions(cwd),
+            Command::Policy {
+                command:
+                    PolicyCommand::Check {
+                        policy,
+                        sandbox,
+                        network,
+                        cwd,
+                        harness,
+                        tool,
+                        args,
+                        command,
+                    },
+            } => policy::run(policy::CheckArgs {
+                config: cli.config,
+                policy,
+                sandbox,
+                network,
+                cwd,
+                harness,
+                tool,
+                args,
+                command,
+            }),
             Command::DiffRequest { a, b } => diff_request::run(&a, &b),
             Command::ImportPrompt {
                 harness,

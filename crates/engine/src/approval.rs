@@ -13,6 +13,7 @@
 //! | command asking for escalation | ask | ask | run |
 //! | file tool write inside the workspace (`write_file`, `edit`, `apply_patch`) | ask | run | run |
 //! | file tool write outside the workspace | ask | ask | **ask** |
+//! | file tool write to `.git` internals (any case) or Tack's config/data folders ([`crate::tools::protected_reason`]) | ask | ask | **ask** |
 //!
 //! A compound command is judged by its most dangerous part (see
 //! [`crate::command_safety::classify_in`], which also says which words of a read-only command
@@ -28,9 +29,10 @@
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
-use tack_protocol::{ApprovalAction, ApprovalPolicy, Risk};
+use tack_protocol::{ApprovalAction, ApprovalPolicy, Risk, Rule, SandboxMode, SandboxStatus};
 
 use crate::command_safety::{CommandClass, CommandSite, classify_in};
+use crate::rules::{RuleOutcome, RuleSet};
 use crate::tools::ToolAction;
 
 /// The gate's verdict for one prepared call.
@@ -107,7 +109,7 @@ fn assess_policy(policy: ApprovalPolicy, action: &ToolAction, workspace: &Path) 
             cwd,
             escalated,
         } => {
-            let session_key = format!("exec:{}\u{0}{command}", cwd.display());
+            let session_key = session_key(command, cwd);
             let ask = |reason: String, risk: Risk| Verdict::Ask {
                 action: ApprovalAction::Exec {
                     command: command.clone(),
@@ -158,6 +160,19 @@ fn assess_policy(policy: ApprovalPolicy, action: &ToolAction, workspace: &Path) 
                 diff,
             };
             let session_key = format!("write:{list}");
+            // `.git` internals and Tack's own folders ask under every policy (like writes
+            // outside, and said first: the more specific reason).
+            if let Some(reason) = paths
+                .iter()
+                .find_map(|p| crate::tools::protected_reason(p, workspace))
+            {
+                return Verdict::Ask {
+                    action,
+                    reason,
+                    risk: Risk::High,
+                    session_key,
+                };
+            }
             if !outside.is_empty() {
                 return Verdict::Ask {
                     action,
@@ -180,6 +195,249 @@ fn assess_policy(policy: ApprovalPolicy, action: &ToolAction, workspace: &Path) 
             Verdict::Run
         }
     }
+}
+
+/// The gate's decision on one prepared call: the policy's verdict ([`assess`]), the saved
+/// rules and the sandbox, together. This is what the turn loop acts on and what
+/// `tack policy check` prints.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Decision {
+    /// Run without asking.
+    Run {
+        /// Where: a sandbox mode, or `None` for outside any sandbox (file tools, which run
+        /// in Tack's own process and are gated by path, and `danger-full-access`).
+        sandbox: Option<SandboxMode>,
+        /// Why it may run, in words.
+        reason: String,
+        /// How risky it looks.
+        risk: Risk,
+        /// The allow rule that decided, if one did.
+        rule: Option<Rule>,
+    },
+    /// Ask the user.
+    Ask(Box<AskRequest>),
+    /// Refuse without asking: a deny rule matched.
+    Reject {
+        /// Why, naming the rule.
+        reason: String,
+        /// The deny rule.
+        rule: Rule,
+    },
+}
+
+/// What to ask, and where the call runs once approved.
+#[derive(Debug, Clone, PartialEq)]
+pub struct AskRequest {
+    /// What to show.
+    pub action: ApprovalAction,
+    /// The rule that asked, in words.
+    pub reason: String,
+    /// Risk estimate.
+    pub risk: Risk,
+    /// Key under which "approve for this session" remembers the decision.
+    pub session_key: String,
+    /// Where the call runs once approved (`None`: outside any sandbox).
+    pub sandbox: Option<SandboxMode>,
+    /// Whether "approve for this session" is offered (never for high-risk actions).
+    pub offer_session: bool,
+    /// The prefix an "Always allow/deny" rule would save.
+    pub suggested_rule: Option<Vec<String>>,
+}
+
+impl Decision {
+    /// `run`, `ask` or `reject`.
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            Decision::Run { .. } => "run",
+            Decision::Ask(_) => "ask",
+            Decision::Reject { .. } => "reject",
+        }
+    }
+}
+
+/// Everything the gate weighs for one session: policy, sandbox, saved rules and the
+/// session's "approve for this session" answers.
+#[derive(Debug, Clone, Copy)]
+pub struct Gate<'a> {
+    /// The approval policy.
+    pub policy: ApprovalPolicy,
+    /// The session's sandbox (mechanism, mode, network).
+    pub sandbox: &'a SandboxStatus,
+    /// The workspace root, symlinks resolved.
+    pub workspace: &'a Path,
+    /// Saved rules (config and this run's "Always …" answers).
+    pub rules: &'a RuleSet,
+    /// This session's "approve for this session" answers.
+    pub approved: &'a SessionApprovals,
+}
+
+impl Gate<'_> {
+    /// Decides on one prepared call, in this order: a deny rule refuses; the policy's verdict
+    /// ([`assess`]) runs or asks; an ask is turned into a run when allow rules cover every
+    /// part of the command or the session approved it; a command that would run is
+    /// sandboxed (read-only for `untrusted`'s read-only commands, the session's mode
+    /// otherwise) — and where no sandbox works and the user did not choose
+    /// `danger-full-access`, it asks instead of running uncontained.
+    pub fn decide(&self, action: &ToolAction) -> Decision {
+        let ToolAction::Exec {
+            command,
+            cwd,
+            escalated,
+        } = action
+        else {
+            return match assess(self.policy, action, self.workspace, self.approved) {
+                Verdict::Run => Decision::Run {
+                    sandbox: None,
+                    reason: format!("the `{}` policy runs this without asking", self.policy),
+                    risk: Risk::Low,
+                    rule: None,
+                },
+                Verdict::Ask {
+                    action,
+                    reason,
+                    risk,
+                    session_key,
+                } => Decision::Ask(Box::new(AskRequest {
+                    action,
+                    reason,
+                    risk,
+                    session_key,
+                    sandbox: None,
+                    offer_session: risk != Risk::High,
+                    suggested_rule: None,
+                })),
+            };
+        };
+        let home = dirs::home_dir();
+        let site = CommandSite {
+            workspace: self.workspace,
+            cwd,
+            home: home.as_deref(),
+        };
+        let assessment = classify_in(command, &site);
+        let rules = self.rules.judge(&assessment, self.workspace);
+        if let RuleOutcome::Denied { rule } = rules {
+            return Decision::Reject {
+                reason: format!("refused by the rule {}", rule.describe()),
+                rule,
+            };
+        }
+        let mode = self.sandbox.mode;
+        let contained = self.sandbox.contains();
+        // Where the command runs once it may run: outside only when the user chose
+        // danger-full-access, or approved an escalation.
+        let run_mode = |read_only: bool| -> Option<SandboxMode> {
+            match mode {
+                SandboxMode::DangerFullAccess => None,
+                _ if read_only => Some(SandboxMode::ReadOnly),
+                m => Some(m),
+            }
+        };
+        let risk = assessment.class.risk();
+        let verdict = assess(self.policy, action, self.workspace, &SessionApprovals::default());
+        let read_only = self.policy == ApprovalPolicy::Untrusted
+            && assessment.class == CommandClass::ReadOnly;
+        let uncontained = |reason: String| {
+            Decision::Ask(Box::new(AskRequest {
+                action: ApprovalAction::Exec {
+                    command: command.clone(),
+                    cwd: cwd.display().to_string(),
+                },
+                reason,
+                risk: Risk::High,
+                session_key: session_key(command, cwd),
+                sandbox: None,
+                offer_session: false,
+                suggested_rule: None,
+            }))
+        };
+        match verdict {
+            Verdict::Run => {
+                // The policy would run it; a command that cannot be contained asks instead.
+                if !contained && mode != SandboxMode::DangerFullAccess {
+                    return uncontained(format!(
+                        "{}; approve to run it without a sandbox",
+                        self.sandbox.summary
+                    ));
+                }
+                // Under `never` an escalation request is not asked about, so it stays in the
+                // sandbox: only the user takes a command out.
+                let sandbox = run_mode(read_only);
+                let reason = match (self.policy, sandbox) {
+                    (_, None) => format!(
+                        "the `{}` policy runs this without asking, without a sandbox                          (danger-full-access)",
+                        self.policy
+                    ),
+                    (ApprovalPolicy::Untrusted, Some(m)) => {
+                        format!("{}; runs in the {m} sandbox", assessment.reason)
+                    }
+                    (policy, Some(m)) => {
+                        format!("the `{policy}` policy runs this in the {m} sandbox")
+                    }
+                };
+                Decision::Run {
+                    sandbox,
+                    reason,
+                    risk,
+                    rule: None,
+                }
+            }
+            Verdict::Ask {
+                action: ask_action,
+                reason,
+                risk,
+                session_key,
+            } => {
+                let sandbox = if *escalated { None } else { run_mode(false) };
+                if !escalated && let RuleOutcome::Allowed { rules } = rules {
+                    if !contained && mode != SandboxMode::DangerFullAccess {
+                        return uncontained(format!(
+                            "{}; approve to run it without a sandbox",
+                            self.sandbox.summary
+                        ));
+                    }
+                    let names: Vec<String> = rules.iter().map(Rule::describe).collect();
+                    return Decision::Run {
+                        sandbox,
+                        reason: format!("allowed by the rule {}", names.join(" and ")),
+                        risk,
+                        rule: rules.into_iter().next(),
+                    };
+                }
+                if self.approved.contains(&session_key) {
+                    return Decision::Run {
+                        sandbox: if contained { sandbox } else { None },
+                        reason: "approved for this session".to_string(),
+                        risk,
+                        rule: None,
+                    };
+                }
+                let reason = if !contained && !escalated && mode != SandboxMode::DangerFullAccess {
+                    format!("{reason} ({}, so it would run without one)", self.sandbox.summary)
+                } else {
+                    reason
+                };
+                Decision::Ask(Box::new(AskRequest {
+                    action: ask_action,
+                    reason,
+                    risk,
+                    session_key,
+                    sandbox: if contained { sandbox } else { None },
+                    offer_session: risk != Risk::High,
+                    suggested_rule: if *escalated {
+                        None
+                    } else {
+                        self.rules.suggest(&assessment)
+                    },
+                }))
+            }
+        }
+    }
+}
+
+/// The key "approve for this session" remembers a command under.
+fn session_key(command: &str, cwd: &Path) -> String {
+    format!("exec:{}\u{0}{command}", cwd.display())
 }
 
 /// Whether `path` is inside `root`, comparing normalized absolute paths (`..` resolved

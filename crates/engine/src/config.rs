@@ -32,7 +32,7 @@
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
-use tack_protocol::{ApprovalPolicy, ProviderInfo, Wire};
+use tack_protocol::{ApprovalPolicy, ProviderInfo, SandboxMode, Wire};
 
 /// A provider as configured.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -109,6 +109,17 @@ pub struct Config {
     /// Default approval policy.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub approval: Option<ApprovalPolicy>,
+    /// Default sandbox mode for commands (`read-only`, `workspace-write` — the default —
+    /// or `danger-full-access`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sandbox: Option<SandboxMode>,
+    /// Whether sandboxed commands may use the network (default: off). A provider's own
+    /// `network` wins for its sessions, a session's choice wins over both.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub network: Option<bool>,
+    /// Folders besides the workspace that `workspace-write` commands may change (absolute).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub writable_roots: Vec<PathBuf>,
     /// Extra instructions for every session.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub instructions: Option<String>,

@@ -13,6 +13,7 @@ pub mod context;
 pub mod diagnostics;
 pub mod export;
 pub mod log;
+pub mod policy_check;
 pub mod resolve;
 pub mod rules;
 pub mod secrets;

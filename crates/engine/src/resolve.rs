@@ -4,7 +4,7 @@
 use std::path::PathBuf;
 
 use tack_harness::Registry;
-use tack_protocol::{ApprovalPolicy, Wire};
+use tack_protocol::{ApprovalPolicy, SandboxMode, Wire};
 
 use crate::config::{Config, ConfigError, LOCAL_PROVIDER_ID, infer_harness};
 use crate::log::LoadedSession;
@@ -26,6 +26,10 @@ pub struct SessionRequest {
     pub wire: Option<Wire>,
     /// Approval policy.
     pub approval: Option<ApprovalPolicy>,
+    /// Sandbox mode (default: the config's, else `workspace-write`).
+    pub sandbox: Option<SandboxMode>,
+    /// Network for sandboxed commands (default: the provider's, then the config's, else off).
+    pub network: Option<bool>,
     /// Read the key from this environment variable instead of the provider's.
     pub api_key_env: Option<String>,
     /// Extra instructions (added to the config's).
@@ -140,7 +144,12 @@ pub fn resolve(
             model,
             harness,
             approval: req.approval.or(config.approval).unwrap_or_default(),
-            sandbox: tack_protocol::SandboxStatus::default(),
+            sandbox: sandbox_status(
+                req.sandbox.or(config.sandbox).unwrap_or_default(),
+                req.network.or(config.network).unwrap_or(false),
+            ),
+            writable_roots: config.writable_roots.clone(),
+            rules: crate::rules::RuleSet::from_config(config),
             instructions,
             api_key,
             interactive: true,
@@ -150,6 +159,24 @@ pub fn resolve(
         harness_source,
         key_source,
     })
+}
+
+/// The sandbox a session gets: the mechanism this machine has (probed once), the mode and
+/// the network setting chosen.
+pub fn sandbox_status(mode: SandboxMode, network: bool) -> tack_protocol::SandboxStatus {
+    let probe = tack_sandbox::probe();
+    let summary = match (mode, probe.mechanism) {
+        (SandboxMode::DangerFullAccess, _) => {
+            "danger-full-access: commands run without a sandbox".to_string()
+        }
+        _ => probe.summary.clone(),
+    };
+    tack_protocol::SandboxStatus {
+        mechanism: probe.mechanism,
+        mode,
+        network,
+        summary,
+    }
 }
 
 /// Id [`Config::provider`] gives an ad-hoc provider, one given as a base URL instead of an
@@ -179,6 +206,8 @@ pub fn resume_request(config: &Config, loaded: &LoadedSession) -> SessionRequest
         harness: Some(s.harness.clone()),
         wire: Some(s.wire),
         approval: Some(s.approval),
+        sandbox: Some(s.sandbox.mode),
+        network: Some(s.sandbox.network),
         api_key_env: None,
         instructions: None,
     }

@@ -83,6 +83,11 @@ pub struct SessionOptions {
     /// The sandbox commands run in (mechanism probed at start-up, mode and network from the
     /// config, the session or the command line).
     pub sandbox: SandboxStatus,
+    /// Folders besides the workspace that `workspace-write` commands may change.
+    pub writable_roots: Vec<PathBuf>,
+    /// Saved approval rules (`[[rules]]` in config.toml) the session starts with; "Always …"
+    /// answers add to them.
+    pub rules: crate::rules::RuleSet,
     /// Extra instructions.
     pub instructions: Option<String>,
     /// The provider key, if it needs one. Never persisted.
@@ -195,6 +200,8 @@ pub(crate) struct State {
     /// Pending questions, likewise.
     pub(crate) questions: HashMap<String, PendingQuestion>,
     pub(crate) approved: SessionApprovals,
+    /// Saved rules in force (the config's at start, plus this session's "Always …" answers).
+    pub(crate) rules: crate::rules::RuleSet,
     pub(crate) ids: HashSet<String>,
     pub(crate) call_ids: HashSet<String>,
     pub(crate) next_id: u64,
@@ -309,6 +316,7 @@ impl Session {
             }
         }
         let settings = opts.settings();
+        let rules = opts.rules.clone();
         let inner = Arc::new(Inner {
             engine,
             id: id.clone(),
@@ -322,6 +330,7 @@ impl Session {
                 approvals: HashMap::new(),
                 questions: HashMap::new(),
                 approved: SessionApprovals::default(),
+                rules,
                 ids,
                 call_ids,
                 next_id: 0,

@@ -24,11 +24,12 @@ use tack_wire::{Endpoint, render};
 use tokio_util::sync::CancellationToken;
 use tracing::Instrument;
 
-use crate::approval::{self, Verdict};
+use crate::approval::{AskRequest, Decision, Gate};
+use crate::policy_check::{PreparedToolCall, prepare_call};
 use crate::context::{self, Environment};
 use crate::log::LogRecord;
 use crate::session::{Session, lock, now};
-use crate::tools::{OutputSink, ToolContext};
+use crate::tools::{OutputSink, ToolAction, ToolContext};
 
 /// Default most sampling requests in one turn ([`crate::session::SessionOptions::max_steps`]);
 /// a model stuck in a loop of tool calls is stopped there with `step_limit`.
@@ -722,21 +723,6 @@ async fn execute(
         Ok(())
     };
 
-    let bound = match harness.bind_call(call) {
-        Ok(b) => b,
-        Err(output) => return record_output(output),
-    };
-    let Some(handler) = engine.tool(&bound.tool) else {
-        let name = match call {
-            Item::FunctionCall(c) => c.name.clone(),
-            Item::CustomToolCall(c) => c.name.clone(),
-            _ => bound.tool.clone(),
-        };
-        return record_output(ToolOutput::error(format!(
-            "Unknown tool `{name}`. Available tools: {}.",
-            advertised.join(", ")
-        )));
-    };
     let turn_for_sink = turn_id.to_string();
     let call_for_sink = call_id.clone();
     let events = session.clone();
@@ -755,6 +741,7 @@ async fn execute(
         max_output_bytes: MAX_TOOL_OUTPUT_BYTES,
         default_timeout_ms: DEFAULT_TOOL_TIMEOUT_MS,
         session_id: session.id().to_string(),
+        sandbox: None,
         questions: opts.interactive.then(|| {
             Arc::new(SessionQuestions {
                 session: session.clone(),
@@ -763,101 +750,54 @@ async fn execute(
         }),
     };
     let workspace_root = ctx.workspace_root();
-    let prepared = match handler.prepare(bound.input, &ctx) {
+    let PreparedToolCall {
+        bound,
+        handler,
+        prepared,
+    } = match prepare_call(harness.as_ref(), &engine, call, &ctx, advertised) {
         Ok(p) => p,
         Err(output) => return record_output(output),
     };
 
-    let verdict = {
-        let state = lock(&session.inner.state);
-        approval::assess(
-            opts.approval,
-            prepared.action(),
-            &workspace_root,
-            &state.approved,
-        )
+    let tool_name = match call {
+        Item::FunctionCall(c) => c.name.clone(),
+        Item::CustomToolCall(c) => c.name.clone(),
+        _ => bound.tool.clone(),
     };
-    if let Verdict::Ask {
-        action,
-        reason,
-        risk,
-        session_key,
-    } = verdict
-    {
-        let approval_id = session.new_id("approval");
-        let (tx, rx) = tokio::sync::oneshot::channel();
-        let tool = match call {
-            Item::FunctionCall(c) => c.name.clone(),
-            Item::CustomToolCall(c) => c.name.clone(),
-            _ => bound.tool.clone(),
-        };
-        let request = ApprovalRequest {
-            id: approval_id.clone(),
-            call_id: call_id.clone(),
-            tool,
-            action,
-            reason,
-            risk,
-            sandbox: None,
-            escalation: None,
-            offer_session: true,
-            suggested_rule: None,
-        };
-        lock(&session.inner.state)
-            .approvals
-            .insert(approval_id.clone(), (request.clone(), tx));
-        session.emit(EngineEvent::ApprovalRequested {
-            turn_id: turn_id.to_string(),
-            request,
-        });
-        let decision = tokio::select! {
-            biased;
-            () = cancel.cancelled() => {
-                lock(&session.inner.state).approvals.remove(&approval_id);
-                return Err(Outcome::Interrupted);
-            }
-            d = rx => d.unwrap_or(ApprovalDecision::AbortTurn),
-        };
-        session.emit(EngineEvent::ApprovalResolved {
-            turn_id: turn_id.to_string(),
-            approval_id,
-            decision: decision.clone(),
-        });
-        match decision {
-            // Rules are saved by the gate once it knows them (issue 9, in progress); until
-            // then "always" acts for this call only.
-            ApprovalDecision::ApproveOnce | ApprovalDecision::AlwaysAllow { .. } => {}
-            ApprovalDecision::AlwaysDeny { .. } => {
-                return record_output(ToolOutput::denied(
-                    "The user denied this call and saved a rule that refuses it.",
-                ));
-            }
-            ApprovalDecision::ApproveForSession => {
-                lock(&session.inner.state).approved.insert(session_key);
-            }
-            ApprovalDecision::Deny { reason } => {
-                let reason = reason.trim();
-                let text = if reason.is_empty() {
-                    "The user denied this call. Do not retry it as is; choose another way or ask the user.".to_string()
-                } else {
-                    format!("The user denied this call: {reason}")
-                };
-                return record_output(ToolOutput::denied(text));
-            }
-            ApprovalDecision::AbortTurn => {
-                // The user's abort is the reason the turn ends, even when this was also a
-                // repeated denied call; only a log failure outranks it.
-                return match record_output(ToolOutput::denied(
-                    "The user stopped the turn instead of running this call.",
-                )) {
-                    Err(Outcome::Failed(e)) if e.kind != ErrorKind::RepeatedToolCall => {
-                        Err(Outcome::Failed(e))
-                    }
-                    _ => Err(Outcome::ApprovalAborted),
-                };
+    let decision = {
+        let state = lock(&session.inner.state);
+        Gate {
+            policy: opts.approval,
+            sandbox: &opts.sandbox,
+            workspace: &workspace_root,
+            rules: &state.rules,
+            approved: &state.approved,
+        }
+        .decide(prepared.action())
+    };
+    let sandbox = match decision {
+        Decision::Run { sandbox, .. } => sandbox,
+        Decision::Reject { reason, .. } => {
+            return record_output(ToolOutput::denied(format!(
+                "Not run: {reason}. Do not retry it as is; choose another way or ask the user."
+            )));
+        }
+        Decision::Ask(ask) => {
+            let sandbox = ask.sandbox;
+            let asked = Asked {
+                session,
+                turn_id,
+                call_id: &call_id,
+                tool: &tool_name,
+                cancel,
+            };
+            match asked.ask(*ask, prepared.action(), None).await? {
+                Answer::Run => sandbox,
+                Answer::Refused(output) => return record_output(output),
+                Answer::Abort => return abort_call(&mut record_output),
             }
         }
-    }
+    };
 
     session.emit(EngineEvent::ToolStarted {
         turn_id: turn_id.to_string(),
@@ -866,7 +806,58 @@ async fn execute(
     });
     let span = tracing::info_span!("tool_call", tool = %bound.tool, call_id = %call_id);
     let started = Instant::now();
-    let mut output = prepared.run(ctx).instrument(span).await;
+    let retry_input = bound.input.clone();
+    let action = prepared.action().clone();
+    let contained_ctx = ToolContext {
+        sandbox: sandbox.map(|mode| sandbox_policy(session, mode, &workspace_root)),
+        ..ctx.clone()
+    };
+    let mut output = prepared.run(contained_ctx).instrument(span.clone()).await;
+    // The sandbox refused something the command needed: offer to run it again outside,
+    // never without asking (under `never` the refusal stands: that policy never asks).
+    if sandbox.is_some()
+        && opts.approval != tack_protocol::ApprovalPolicy::Never
+        && !cancel.is_cancelled()
+        && let Some(denial) = sandbox_denial(&output)
+        && let ToolAction::Exec { command, cwd, .. } = &action
+    {
+        let ask = AskRequest {
+            action: tack_protocol::ApprovalAction::Exec {
+                command: command.clone(),
+                cwd: cwd.display().to_string(),
+            },
+            reason: format!(
+                "the sandbox refused this command ({denial}); run it again outside the sandbox?"
+            ),
+            risk: tack_protocol::Risk::High,
+            session_key: String::new(),
+            sandbox: None,
+            offer_session: false,
+            suggested_rule: None,
+        };
+        let asked = Asked {
+            session,
+            turn_id,
+            call_id: &call_id,
+            tool: &tool_name,
+            cancel,
+        };
+        match asked.ask(ask, &action, Some(denial)).await? {
+            Answer::Run => match handler.prepare(retry_input, &ctx) {
+                Ok(again) => {
+                    (ctx.output)("\n[running again outside the sandbox]\n");
+                    output = again.run(ctx.clone()).instrument(span).await;
+                }
+                Err(failed) => output = failed,
+            },
+            // The first run's output (with the sandbox's note) stands.
+            Answer::Refused(_) => {}
+            Answer::Abort => {
+                record_output(output)?;
+                return Err(Outcome::ApprovalAborted);
+            }
+        }
+    }
     if output.duration_ms.is_none() {
         output.duration_ms = Some(u32::try_from(started.elapsed().as_millis()).unwrap_or(u32::MAX));
     }
@@ -879,6 +870,168 @@ async fn execute(
         return Err(Outcome::Completed);
     }
     Ok(())
+}
+
+/// The user's answer to an approval, as the call goes on.
+enum Answer {
+    /// Run it.
+    Run,
+    /// Don't: this output (a denial the model reads) answers the call.
+    Refused(ToolOutput),
+    /// Stop the turn.
+    Abort,
+}
+
+/// One approval asked for one call.
+struct Asked<'a> {
+    session: &'a Session,
+    turn_id: &'a str,
+    call_id: &'a str,
+    tool: &'a str,
+    cancel: &'a CancellationToken,
+}
+
+impl Asked<'_> {
+    /// Asks, waits for the answer (or the interrupt), and acts on "for the session" and
+    /// "always" answers: the session remembers the first, the config saves the second.
+    async fn ask(
+        &self,
+        ask: AskRequest,
+        action: &ToolAction,
+        escalation: Option<String>,
+    ) -> Result<Answer, Outcome> {
+        let session = self.session;
+        let approval_id = session.new_id("approval");
+        let (tx, rx) = tokio::sync::oneshot::channel();
+        let request = ApprovalRequest {
+            id: approval_id.clone(),
+            call_id: self.call_id.to_string(),
+            tool: self.tool.to_string(),
+            action: ask.action,
+            reason: ask.reason,
+            risk: ask.risk,
+            sandbox: ask.sandbox,
+            escalation,
+            offer_session: ask.offer_session && !ask.session_key.is_empty(),
+            suggested_rule: ask.suggested_rule,
+        };
+        lock(&session.inner.state)
+            .approvals
+            .insert(approval_id.clone(), (request.clone(), tx));
+        session.emit(EngineEvent::ApprovalRequested {
+            turn_id: self.turn_id.to_string(),
+            request: request.clone(),
+        });
+        let decision = tokio::select! {
+            biased;
+            () = self.cancel.cancelled() => {
+                lock(&session.inner.state).approvals.remove(&approval_id);
+                return Err(Outcome::Interrupted);
+            }
+            d = rx => d.unwrap_or(ApprovalDecision::AbortTurn),
+        };
+        session.emit(EngineEvent::ApprovalResolved {
+            turn_id: self.turn_id.to_string(),
+            approval_id,
+            decision: decision.clone(),
+        });
+        Ok(match decision {
+            ApprovalDecision::ApproveOnce => Answer::Run,
+            ApprovalDecision::ApproveForSession => {
+                if request.offer_session {
+                    lock(&session.inner.state).approved.insert(ask.session_key);
+                }
+                Answer::Run
+            }
+            ApprovalDecision::Deny { reason } => {
+                let reason = reason.trim();
+                Answer::Refused(ToolOutput::denied(if reason.is_empty() {
+                    "The user denied this call. Do not retry it as is; choose another way or ask the user.".to_string()
+                } else {
+                    format!("The user denied this call: {reason}")
+                }))
+            }
+            ApprovalDecision::AbortTurn => Answer::Abort,
+            ApprovalDecision::AlwaysAllow { rule } => {
+                self.save_rule(rule, action, true);
+                Answer::Run
+            }
+            ApprovalDecision::AlwaysDeny { rule } => {
+                let described = rule.describe();
+                self.save_rule(rule, action, false);
+                Answer::Refused(ToolOutput::denied(format!(
+                    "The user denied this call and saved the rule {described}. Do not retry it; \
+                     choose another way or ask the user."
+                )))
+            }
+        })
+    }
+
+    /// Adds an "Always …" rule to the session's rules and saves it in config.toml. An allow
+    /// rule that does not cover the command it answers is not saved (the call still runs
+    /// this once, as approved): a rule must never allow more than the user saw.
+    fn save_rule(&self, rule: tack_protocol::Rule, action: &ToolAction, allow: bool) {
+        let session = self.session;
+        if allow {
+            let ToolAction::Exec { command, cwd, .. } = action else {
+                return;
+            };
+            let home = dirs::home_dir();
+            let site = crate::command_safety::CommandSite {
+                workspace: &session.inner.opts.cwd,
+                cwd,
+                home: home.as_deref(),
+            };
+            let assessment = crate::command_safety::classify_in(command, &site);
+            if let Err(why) = crate::rules::validate_allow(&rule, &assessment) {
+                tracing::warn!(rule = %rule.describe(), "allow rule not saved: {why}");
+                return;
+            }
+        }
+        if let Err(err) = crate::rules::save_rule(&session.inner.engine.paths, &rule) {
+            tracing::warn!(rule = %rule.describe(), "rule not saved to config: {err}");
+        }
+        lock(&session.inner.state).rules.add(rule);
+    }
+}
+
+/// Records the aborted call's output and ends the turn as the user asked. The user's abort is
+/// the reason the turn ends, even when this was also a repeated denied call; only a log
+/// failure outranks it.
+fn abort_call(
+    record_output: &mut impl FnMut(ToolOutput) -> Result<(), Outcome>,
+) -> Result<(), Outcome> {
+    match record_output(ToolOutput::denied(
+        "The user stopped the turn instead of running this call.",
+    )) {
+        Err(Outcome::Failed(e)) if e.kind != ErrorKind::RepeatedToolCall => {
+            Err(Outcome::Failed(e))
+        }
+        _ => Err(Outcome::ApprovalAborted),
+    }
+}
+
+/// What the sandbox refused, when a contained command's failure looks like its doing.
+fn sandbox_denial(output: &ToolOutput) -> Option<String> {
+    match &output.details {
+        Some(tack_protocol::ToolDetails::Exec { sandbox_denial, .. }) => sandbox_denial.clone(),
+        _ => None,
+    }
+}
+
+/// The containment a command of this session gets in `mode`.
+fn sandbox_policy(
+    session: &Session,
+    mode: tack_protocol::SandboxMode,
+    workspace: &std::path::Path,
+) -> tack_sandbox::SandboxPolicy {
+    let opts = &session.inner.opts;
+    let paths = &session.inner.engine.paths;
+    let mut policy = tack_sandbox::SandboxPolicy::new(mode, workspace.to_path_buf());
+    policy.network = opts.sandbox.network;
+    policy.writable_roots = opts.writable_roots.clone();
+    policy.protected = vec![paths.config_dir.clone(), paths.data_dir.clone()];
+    policy
 }
 
 /// Questions go to the front end as `QuestionAsked` events; [`Session::answer`] replies.

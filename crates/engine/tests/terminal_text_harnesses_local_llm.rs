@@ -100,8 +100,7 @@ async fn run(
         harness: Some(harness.into()),
         wire: None,
         approval: Some(ApprovalPolicy::Untrusted),
-        api_key_env: None,
-        instructions: None,
+        ..Default::default()
     };
     let opts = resolve(&config, &engine.registry, &MemoryStore::default(), &request)
         .unwrap()
