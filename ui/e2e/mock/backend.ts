@@ -26,6 +26,8 @@ import type {
   ProviderView,
   QuestionAnswer,
   QuestionRequest,
+  Rule,
+  RuleInput,
   SessionSettings,
   SessionSummary,
   SessionView,
@@ -83,6 +85,8 @@ export interface MockConfig {
   midTurnSessions?: boolean;
   /** The config file does not load ({@link BROKEN_CONFIG}); the shell then refuses to write it. */
   brokenConfig?: boolean;
+  /** config.toml's `[[rules]]` at start (default none). */
+  rules?: Rule[];
 }
 
 /** What the shell reports for `default_provider = "local` (an unterminated string) on line 1. */
@@ -350,6 +354,8 @@ export class MockShell {
   readonly workspace: string;
   /** What `setLastWorkspace` stored (the shell keeps it in `<TACK_HOME>/workspace.json`). */
   lastWorkspace: string | null;
+  /** config.toml's `[[rules]]`: Settings edits them, "Always allow/deny" answers add to them. */
+  private rules: Rule[];
 
   constructor(
     private readonly recordings: Record<string, Recording>,
@@ -358,6 +364,7 @@ export class MockShell {
     config: MockConfig = {},
   ) {
     this.queue = [...(config.turns ?? [])];
+    this.rules = [...(config.rules ?? [])];
     this.speed = config.speed ?? 1;
     this.keychainAvailable = config.keychainAvailable ?? true;
     this.configProblem = config.brokenConfig ? BROKEN_CONFIG : null;
@@ -512,9 +519,12 @@ export class MockShell {
         return null;
       case "decide_approval": {
         const session = this.session(String(args.sessionId));
-        if (!session.turn?.decide(String(args.approvalId), args.decision as ApprovalDecision)) {
+        const decision = args.decision as ApprovalDecision;
+        if (!session.turn?.decide(String(args.approvalId), decision)) {
           throw new ShellError("No such pending approval.", "It may have been answered already.");
         }
+        // The engine saves the rule of an "Always …" answer in config.toml.
+        if (decision.type === "always_allow" || decision.type === "always_deny") this.saveRule(decision.rule);
         return null;
       }
       case "answer_question": {
@@ -544,6 +554,12 @@ export class MockShell {
         if (!exchange) throw new ShellError("No such exchange.");
         return exchange;
       }
+      case "list_rules":
+        return this.rules;
+      case "add_rule":
+        return this.addRule(args.input as RuleInput);
+      case "delete_rule":
+        return this.deleteRule(args.rule as Rule);
       case "exchange_curl": {
         const exchange = this.session(String(args.sessionId)).exchanges.get(String(args.exchangeId));
         if (!exchange) throw new ShellError("No such exchange.");
@@ -552,6 +568,33 @@ export class MockShell {
       default:
         throw new ShellError(`unknown command ${cmd}`);
     }
+  }
+
+  /** Like the engine: an exact duplicate is not added again. */
+  private saveRule(rule: Rule): void {
+    const same = (r: Rule) => JSON.stringify([r.decision, r.command, r.workspace ?? null]) === JSON.stringify([rule.decision, rule.command, rule.workspace ?? null]);
+    if (!this.rules.some(same)) this.rules = [...this.rules, { ...rule, workspace: rule.workspace ?? null }];
+  }
+
+  private addRule(input: RuleInput): Rule[] {
+    if (this.configProblem) throw new ShellError(`Not saved: ${this.configProblem.path} has an error`, null);
+    const words = splitWords(input.command.trim());
+    if (words === null) throw new ShellError(`the command \`${input.command}\` does not split into words: missing closing quote`, null, "command");
+    if (words.length === 0) throw new ShellError("a rule needs a command (at least one word)", null, "command");
+    const workspace = input.workspace?.trim() || null;
+    if (workspace !== null && !workspace.startsWith("/")) {
+      throw new ShellError(`a rule's workspace must be an absolute path, not \`${workspace}\``, null, "workspace");
+    }
+    this.saveRule({ decision: input.decision, command: words, workspace });
+    return this.rules;
+  }
+
+  private deleteRule(rule: Rule): Rule[] {
+    const key = (r: Rule) => JSON.stringify([r.decision, r.command, r.workspace ?? null]);
+    const left = this.rules.filter((r) => key(r) !== key(rule));
+    if (left.length === this.rules.length) throw new ShellError("the config file has no such rule", "It may have been removed from the file already.");
+    this.rules = left;
+    return this.rules;
   }
 
   private session(id: string): SessionState {
@@ -721,6 +764,30 @@ export class MockShell {
   emitWorkspaceChange(paths: string[]): void {
     this.emitRaw("workspace-changed", { cwd: this.workspace, paths });
   }
+}
+
+/** Splits a command as a shell would (quotes, no expansions); null for an unclosed quote. */
+function splitWords(text: string): string[] | null {
+  const words: string[] = [];
+  let word: string | null = null;
+  let quote: "'" | '"' | null = null;
+  for (const c of text) {
+    if (quote) {
+      if (c === quote) quote = null;
+      else word = (word ?? "") + c;
+    } else if (c === "'" || c === '"') {
+      quote = c;
+      word = word ?? "";
+    } else if (/\s/.test(c)) {
+      if (word !== null) words.push(word);
+      word = null;
+    } else {
+      word = (word ?? "") + c;
+    }
+  }
+  if (quote) return null;
+  if (word !== null) words.push(word);
+  return words;
 }
 
 /** The recording `npm run dev` plays for a message, by keyword. */
