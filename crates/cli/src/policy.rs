@@ -35,8 +35,12 @@ pub struct CheckArgs {
 /// Runs the check and prints one JSON object: exit 0, or 2 for bad usage.
 pub fn run(args: CheckArgs) -> Result<ExitCode, String> {
     let call = match (&args.tool, args.command.is_empty()) {
-        (Some(_), false) => return usage("give either `-- COMMAND` or `--tool NAME --args JSON`, not both"),
-        (None, true) => return usage("nothing to check: give `-- COMMAND` or `--tool NAME --args JSON`"),
+        (Some(_), false) => {
+            return usage("give either `-- COMMAND` or `--tool NAME --args JSON`, not both");
+        }
+        (None, true) => {
+            return usage("nothing to check: give `-- COMMAND` or `--tool NAME --args JSON`");
+        }
         // One word is a command line as typed in quotes; several are words the shell already
         // split, so they are quoted back (`-- echo "a b"` checks `echo 'a b'`).
         (None, false) if args.command.len() == 1 => CheckedCall::Command(args.command[0].clone()),
@@ -54,8 +58,8 @@ pub fn run(args: CheckArgs) -> Result<ExitCode, String> {
             }
         }
     };
-    let cwd = std::path::absolute(&args.cwd)
-        .map_err(|e| format!("--cwd {}: {e}", args.cwd.display()))?;
+    let cwd =
+        std::path::absolute(&args.cwd).map_err(|e| format!("--cwd {}: {e}", args.cwd.display()))?;
     if !cwd.is_dir() {
         return usage(&format!("--cwd {} is not a folder", cwd.display()));
     }

@@ -57,13 +57,37 @@ fn script() -> Vec<ScriptedResponse> {
     responses
 }
 
-fn assert_no_key_anywhere(policy: &str) {
+/// Runs the scripted attempts with `args` and returns the provider (with what it was sent)
+/// and the folders.
+fn attempt(args: &[&str]) -> (ReplayProvider, Env, support::Run) {
     let provider = ReplayProvider::start(script());
     let env = Env::new(&provider.url("/v1"));
-    let run = env.exec(
-        &["--approval", policy, "--max-steps", "40"],
-        "find the provider key",
+    let mut all = vec!["--max-steps", "40"];
+    all.extend_from_slice(args);
+    let run = env.exec(&all, "find the provider key");
+    (provider, env, run)
+}
+
+/// The control: the same attempts with the sandbox switched off by the user
+/// (`danger-full-access`, `never`) do reach Tack's environment — so the attempts are real,
+/// and what keeps the key out in the other tests is the containment.
+#[test]
+fn the_attempts_are_real_without_the_sandbox() {
+    let (provider, _env, run) =
+        attempt(&["--approval", "never", "--sandbox", "danger-full-access"]);
+    let leaked = provider
+        .requests()
+        .iter()
+        .any(|r| String::from_utf8_lossy(&r.body).contains(CANARY));
+    assert!(
+        leaked,
+        "uncontained, `cat /proc/$PPID/environ` reads Tack's initial environment; stderr: {}",
+        run.stderr
     );
+}
+
+fn assert_no_key_anywhere(policy: &str) {
+    let (provider, env, run) = attempt(&["--approval", policy]);
     let requests = provider.requests();
     assert!(
         requests.len() > SHELL_ATTEMPTS.len(),
@@ -79,7 +103,10 @@ fn assert_no_key_anywhere(policy: &str) {
             r.index
         );
     }
-    assert!(!run.stdout.contains(CANARY), "{policy}: the event stream has the key");
+    assert!(
+        !run.stdout.contains(CANARY),
+        "{policy}: the event stream has the key"
+    );
     assert!(!run.stderr.contains(CANARY), "{policy}: stderr has the key");
     assert!(
         !env.everything_written().contains(CANARY),
@@ -118,7 +145,14 @@ fn the_key_is_out_of_reach_under_never_in_the_sandbox() {
 /// there its absence fails the test instead of skipping it.
 fn tack_sandbox_works() -> bool {
     let ok = std::process::Command::new("bwrap")
-        .args(["--ro-bind", "/", "/", "--unshare-user", "--unshare-pid", "true"])
+        .args([
+            "--ro-bind",
+            "/",
+            "/",
+            "--unshare-user",
+            "--unshare-pid",
+            "true",
+        ])
         .status()
         .is_ok_and(|s| s.success());
     if !ok {

@@ -334,9 +334,14 @@ impl Gate<'_> {
             }
         };
         let risk = assessment.class.risk();
-        let verdict = assess(self.policy, action, self.workspace, &SessionApprovals::default());
-        let read_only = self.policy == ApprovalPolicy::Untrusted
-            && assessment.class == CommandClass::ReadOnly;
+        let verdict = assess(
+            self.policy,
+            action,
+            self.workspace,
+            &SessionApprovals::default(),
+        );
+        let read_only =
+            self.policy == ApprovalPolicy::Untrusted && assessment.class == CommandClass::ReadOnly;
         let uncontained = |reason: String| {
             Decision::Ask(Box::new(AskRequest {
                 action: ApprovalAction::Exec {
@@ -413,7 +418,10 @@ impl Gate<'_> {
                     };
                 }
                 let reason = if !contained && !escalated && mode != SandboxMode::DangerFullAccess {
-                    format!("{reason} ({}, so it would run without one)", self.sandbox.summary)
+                    format!(
+                        "{reason} ({}, so it would run without one)",
+                        self.sandbox.summary
+                    )
                 } else {
                     reason
                 };

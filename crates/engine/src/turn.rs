@@ -25,9 +25,9 @@ use tokio_util::sync::CancellationToken;
 use tracing::Instrument;
 
 use crate::approval::{AskRequest, Decision, Gate};
-use crate::policy_check::{PreparedToolCall, prepare_call};
 use crate::context::{self, Environment};
 use crate::log::LogRecord;
+use crate::policy_check::{PreparedToolCall, prepare_call};
 use crate::session::{Session, lock, now};
 use crate::tools::{OutputSink, ToolAction, ToolContext};
 
@@ -1004,9 +1004,7 @@ fn abort_call(
     match record_output(ToolOutput::denied(
         "The user stopped the turn instead of running this call.",
     )) {
-        Err(Outcome::Failed(e)) if e.kind != ErrorKind::RepeatedToolCall => {
-            Err(Outcome::Failed(e))
-        }
+        Err(Outcome::Failed(e)) if e.kind != ErrorKind::RepeatedToolCall => Err(Outcome::Failed(e)),
         _ => Err(Outcome::ApprovalAborted),
     }
 }
