@@ -24,6 +24,7 @@ mod prompt;
 mod sandbox;
 mod tool;
 mod usage;
+mod visible;
 mod wire;
 
 pub use approval::*;
@@ -35,4 +36,5 @@ pub use prompt::*;
 pub use sandbox::*;
 pub use tool::*;
 pub use usage::*;
+pub use visible::{has_hidden, visible};
 pub use wire::*;

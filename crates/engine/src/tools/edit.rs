@@ -12,7 +12,7 @@ use serde_json::json;
 use tack_protocol::{FileChange, ToolDetails, ToolOutput, ToolSpec};
 
 use super::args::ArgsSchema;
-use super::file_change::{Snapshot, change_for_write};
+use super::file_change::{Snapshot, change_for_write, write_creating_parents};
 use super::{PreparedCall, ToolAction, ToolContext, ToolHandler, ToolInput, paths};
 
 /// The `edit` tool. Arguments: `{path, old_string, new_string, replace_all?: bool}`.
@@ -82,7 +82,7 @@ impl ToolHandler for EditTool {
     ) -> Result<Box<dyn PreparedCall>, ToolOutput> {
         let args: EditArgs = self.args.parse(input)?;
         let root = paths::workspace_root(&ctx.workspace);
-        let path = paths::resolve(&ctx.workspace, &args.path);
+        let path = paths::resolve_arg(&ctx.workspace, &args.path).map_err(ToolOutput::error)?;
         let shown = paths::display(&root, &path);
         if args.old_string == args.new_string {
             return Err(ToolOutput::error(
@@ -177,7 +177,7 @@ impl PreparedCall for PreparedEdit {
                     return ToolOutput::error(msg);
                 }
                 let shown = &call.snapshot.shown;
-                match std::fs::write(&call.snapshot.path, &call.new_bytes) {
+                match write_creating_parents(&call.snapshot.path, &call.new_bytes) {
                     Ok(()) => {
                         let mut out = ToolOutput::ok(format!("Edited `{shown}`."));
                         out.details = Some(ToolDetails::FileChanges {

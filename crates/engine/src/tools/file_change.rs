@@ -1,7 +1,10 @@
-//! What the file-writing tools share: unified diffs for the approval dialog and a check that
-//! a file did not change between `prepare` (when the diff was shown) and `run`.
+//! What the file-writing tools share: unified diffs for the approval dialog, a check that
+//! a file did not change between `prepare` (when the diff was shown) and `run`, reading only
+//! regular files, and atomic writes that never write through a hard link.
 
+use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use tack_protocol::{FileChange, FileChangeKind};
 
@@ -66,25 +69,85 @@ impl Snapshot {
     }
 }
 
-/// File content, `None` when absent; an error for directories and unreadable files.
+/// File content, `None` when absent; an error for directories, special files (FIFOs,
+/// sockets, devices, `/proc`) and unreadable files.
 pub(crate) fn read_optional(path: &Path, shown: &str) -> Result<Option<Vec<u8>>, String> {
-    match std::fs::read(path) {
-        Ok(bytes) => Ok(Some(bytes)),
-        Err(err) if err.kind() == std::io::ErrorKind::NotFound => Ok(None),
-        Err(_) if path.is_dir() => Err(format!("`{shown}` is a directory.")),
-        Err(err) => Err(format!(
-            "cannot read `{shown}`: {}",
-            super::paths::io_problem(&err)
-        )),
-    }
+    let Some((mut file, meta)) = super::paths::open_regular(path, shown)? else {
+        return Ok(None);
+    };
+    let mut bytes = Vec::with_capacity(usize::try_from(meta.len()).unwrap_or(0));
+    file.read_to_end(&mut bytes)
+        .map_err(|err| format!("cannot read `{shown}`: {}", super::paths::io_problem(&err)))?;
+    Ok(Some(bytes))
 }
 
-/// Writes `bytes` to `path`, creating missing parent directories.
+/// Writes `bytes` to `path`, creating missing parent directories, atomically: into a new
+/// file beside it, then renamed over it.
+///
+/// Renaming replaces the name, not the file it named, which is the point: a file with more
+/// than one name (a hard link in the workspace to a file elsewhere) keeps its content under
+/// its other names instead of being rewritten through the link, and a reader never sees a
+/// half-written file. The replaced file's permissions are kept. Special files are refused.
 pub(crate) fn write_creating_parents(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    if let Some(parent) = path.parent() {
-        std::fs::create_dir_all(parent)?;
+    let parent = match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    };
+    std::fs::create_dir_all(parent)?;
+    let existing = match std::fs::metadata(path) {
+        Ok(meta) if !meta.is_file() => {
+            return Err(std::io::Error::other(
+                "not a regular file, so it is not replaced",
+            ));
+        }
+        Ok(meta) => Some(meta),
+        Err(err) if err.kind() == std::io::ErrorKind::NotFound => None,
+        Err(err) => return Err(err),
+    };
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let (tmp_path, mut tmp) = create_temp_beside(parent, &name)?;
+    let written = (|| {
+        tmp.write_all(bytes)?;
+        if let Some(meta) = &existing {
+            tmp.set_permissions(meta.permissions())?;
+        }
+        tmp.sync_all()?;
+        drop(tmp);
+        std::fs::rename(&tmp_path, path)
+    })();
+    if written.is_err() {
+        let _ = std::fs::remove_file(&tmp_path);
     }
-    std::fs::write(path, bytes)
+    written?;
+    // The rename is durable once the folder is synced; a failure here loses nothing written.
+    if let Ok(dir) = std::fs::File::open(parent) {
+        let _ = dir.sync_all();
+    }
+    Ok(())
+}
+
+/// A new, empty file in `dir` named after `name` (hidden, with a unique suffix), created
+/// exclusively so an existing file or link is never opened.
+fn create_temp_beside(dir: &Path, name: &str) -> std::io::Result<(PathBuf, std::fs::File)> {
+    static COUNTER: AtomicU64 = AtomicU64::new(0);
+    let mut last = None;
+    for _ in 0..16 {
+        let n = COUNTER.fetch_add(1, Ordering::Relaxed);
+        let candidate = dir.join(format!(".{name}.{}-{n}.tack-tmp", std::process::id()));
+        match std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&candidate)
+        {
+            Ok(file) => return Ok((candidate, file)),
+            Err(err) if err.kind() == std::io::ErrorKind::AlreadyExists => last = Some(err),
+            Err(err) => return Err(err),
+        }
+    }
+    Err(last.unwrap_or_else(|| std::io::Error::other("no free temporary file name")))
 }
 
 /// A [`FileChange`] for a write of `new` over `old` (`None`: the file did not exist).

@@ -43,6 +43,7 @@ pub use edit::EditTool;
 pub use glob::GlobTool;
 pub use grep::GrepTool;
 pub use list_dir::ListDirTool;
+pub use paths::protected_reason;
 pub use read_file::ReadFileTool;
 pub use shell::ShellTool;
 pub use terminal::{TerminalTool, close_session_terminals};

@@ -83,7 +83,7 @@ impl ToolHandler for ReadFileTool {
         ctx: &ToolContext,
     ) -> Result<Box<dyn PreparedCall>, ToolOutput> {
         let args: ReadArgs = self.args.parse(input)?;
-        let path = paths::resolve(&ctx.workspace, &args.path);
+        let path = paths::resolve_arg(&ctx.workspace, &args.path).map_err(ToolOutput::error)?;
         Ok(Box::new(PreparedRead {
             action: ToolAction::Read {
                 paths: vec![path.clone()],
@@ -121,6 +121,10 @@ impl PreparedCall for PreparedRead {
 
 fn read_window(call: &PreparedRead) -> ToolOutput {
     let shown = &call.shown;
+    // Before anything opens it: a FIFO would block the read forever, a device is not text.
+    if let Err(msg) = paths::refuse_special(&call.path, shown) {
+        return ToolOutput::error(msg);
+    }
     let meta = match std::fs::metadata(&call.path) {
         Ok(meta) => meta,
         Err(err) if err.kind() == std::io::ErrorKind::NotFound => {
@@ -141,14 +145,15 @@ fn read_window(call: &PreparedRead) -> ToolOutput {
             "`{shown}` is a directory; use list_dir to see what it contains."
         ));
     }
-    let file = match std::fs::File::open(&call.path) {
-        Ok(f) => f,
-        Err(err) => {
+    let file = match paths::open_regular(&call.path, shown) {
+        Ok(Some((f, _))) => f,
+        Ok(None) => {
             return ToolOutput::error(format!(
-                "cannot read `{shown}`: {}",
-                paths::io_problem(&err)
+                "`{shown}` does not exist ({}). Check the path, e.g. with list_dir or glob.",
+                call.path.display()
             ));
         }
+        Err(msg) => return ToolOutput::error(msg),
     };
     let mut reader = BufReader::new(file);
     // Sniff the start for NUL bytes before decoding anything.

@@ -71,7 +71,7 @@ impl ToolHandler for WriteFileTool {
     ) -> Result<Box<dyn PreparedCall>, ToolOutput> {
         let args: WriteArgs = self.args.parse(input)?;
         let root = paths::workspace_root(&ctx.workspace);
-        let path = paths::resolve(&ctx.workspace, &args.path);
+        let path = paths::resolve_arg(&ctx.workspace, &args.path).map_err(ToolOutput::error)?;
         let shown = paths::display(&root, &path);
         let snapshot = Snapshot::take(&path, &shown).map_err(ToolOutput::error)?;
         let change = change_for_write(&shown, snapshot.bytes.as_deref(), args.content.as_bytes());

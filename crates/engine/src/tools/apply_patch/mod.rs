@@ -210,7 +210,7 @@ fn plan_op(op: &PatchOp, plan: &mut Plan, ctx: &ToolContext) -> Result<Step, Str
     let root = plan.root.clone();
     match op {
         PatchOp::Add { path, content, .. } => {
-            let abs = paths::resolve(&ctx.workspace, path);
+            let abs = paths::resolve_arg(&ctx.workspace, path)?;
             let shown = paths::display(&root, &abs);
             let old = plan.current(&abs, &shown)?;
             plan.set(&abs, &shown, Some(content.clone().into_bytes()))?;
@@ -237,7 +237,7 @@ fn plan_op(op: &PatchOp, plan: &mut Plan, ctx: &ToolContext) -> Result<Step, Str
             })
         }
         PatchOp::Delete { path, .. } => {
-            let abs = paths::resolve(&ctx.workspace, path);
+            let abs = paths::resolve_arg(&ctx.workspace, path)?;
             let shown = paths::display(&root, &abs);
             let Some(old) = plan.current(&abs, &shown)? else {
                 return Err(format!(
@@ -264,7 +264,7 @@ fn plan_op(op: &PatchOp, plan: &mut Plan, ctx: &ToolContext) -> Result<Step, Str
             hunks,
             ..
         } => {
-            let abs = paths::resolve(&ctx.workspace, path);
+            let abs = paths::resolve_arg(&ctx.workspace, path)?;
             let shown = paths::display(&root, &abs);
             let Some(old) = plan.current(&abs, &shown)? else {
                 return Err(format!(
@@ -286,7 +286,10 @@ fn plan_op(op: &PatchOp, plan: &mut Plan, ctx: &ToolContext) -> Result<Step, Str
                     e.message
                 )
             })?;
-            let dest = move_to.as_ref().map(|m| paths::resolve(&ctx.workspace, m));
+            let dest = move_to
+                .as_ref()
+                .map(|m| paths::resolve_arg(&ctx.workspace, m))
+                .transpose()?;
             let dest = dest.filter(|d| d != &abs);
             match &dest {
                 Some(dest) => {
