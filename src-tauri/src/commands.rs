@@ -687,6 +687,11 @@ pub struct StartSessionInput {
     pub harness: Option<String>,
     /// Approval policy.
     pub approval: ApprovalPolicy,
+    /// Sandbox mode for commands that run without asking (null: config.toml's `sandbox`, else
+    /// `workspace-write`).
+    pub sandbox: Option<tack_protocol::SandboxMode>,
+    /// Whether sandboxed commands may use the network (null: config.toml's `network`, else off).
+    pub network: Option<bool>,
 }
 
 /// A session as the main view shows it.
@@ -753,6 +758,8 @@ pub async fn start_session(
         harness: input.harness,
         wire: None,
         approval: Some(input.approval),
+        sandbox: input.sandbox,
+        network: input.network,
         api_key_env: None,
         instructions: None,
     };

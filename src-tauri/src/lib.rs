@@ -10,6 +10,7 @@ pub mod commands;
 pub mod events;
 pub mod last_workspace;
 mod menu;
+pub mod sandbox;
 pub mod state;
 mod watch;
 
@@ -49,6 +50,7 @@ pub fn specta_builder<R: Runtime>() -> Builder<R> {
             commands::list_exchanges,
             commands::get_exchange,
             commands::exchange_curl,
+            sandbox::sandbox_info,
             commands::list_rules,
             commands::add_rule,
             commands::delete_rule,

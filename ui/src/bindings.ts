@@ -86,6 +86,11 @@ export const commands = {
 	getExchange: (sessionId: string, exchangeId: string) => typedError<Exchange, AppError>(__TAURI_INVOKE("get_exchange", { sessionId, exchangeId })),
 	/**  A `curl` command re-sending an exchange, with `$TACK_API_KEY` where the key goes. */
 	exchangeCurl: (sessionId: string, exchangeId: string) => typedError<string, AppError>(__TAURI_INVOKE("exchange_curl", { sessionId, exchangeId })),
+	/**
+	 *  What the sandbox of a new session would be. The first call probes the machine (it really
+	 *  runs `bwrap … true`, up to a few seconds), off the async runtime.
+	 */
+	sandboxInfo: () => typedError<SandboxInfo, AppError>(__TAURI_INVOKE("sandbox_info")),
 	/**  The saved rules, in file order (none when the file does not load: `appInfo` says why). */
 	listRules: () => typedError<Rule[], AppError>(__TAURI_INVOKE("list_rules")),
 	/**
@@ -897,6 +902,32 @@ export type RuleInput = {
 	workspace: string | null,
 };
 
+/**  This machine's sandbox and the config's defaults for a new session. */
+export type SandboxInfo = {
+	/**
+	 *  The mechanism that contains commands here; `none` when nothing works (then every
+	 *  command asks, and runs uncontained once approved).
+	 */
+	mechanism: SandboxMechanism,
+	/**
+	 *  The probe's line for people: "bubblewrap 0.8.0 (user, PID, mount, network namespaces;
+	 *  …)", or why there is no sandbox ("no sandbox: bwrap not found (…); every command asks").
+	 */
+	summary: string,
+	/**  The mode a new session starts with (config.toml `sandbox`, else `workspace-write`). */
+	defaultMode: SandboxMode,
+	/**
+	 *  Whether a new session's sandboxed commands may use the network (config.toml `network`,
+	 *  else off).
+	 */
+	defaultNetwork: boolean,
+	/**
+	 *  Folders besides the workspace that `workspace-write` commands may change
+	 *  (config.toml `writable_roots`).
+	 */
+	writableRoots: string[],
+};
+
 /**  The OS mechanism that contains commands on this machine. */
 export type SandboxMechanism = 
 /**  bubblewrap (`bwrap`): user, PID, mount and network namespaces. */
@@ -1005,6 +1036,13 @@ export type StartSessionInput = {
 	harness: string | null,
 	/**  Approval policy. */
 	approval: ApprovalPolicy,
+	/**
+	 *  Sandbox mode for commands that run without asking (null: config.toml's `sandbox`, else
+	 *  `workspace-write`).
+	 */
+	sandbox: SandboxMode | null,
+	/**  Whether sandboxed commands may use the network (null: config.toml's `network`, else off). */
+	network: boolean | null,
 };
 
 /**  Why a response ended. */

@@ -8,6 +8,7 @@ import { ArmingBar, useArmed } from "../primitives/arming";
 import { decideApproval } from "../session/actions";
 import { useSessionStore } from "../session/store";
 import { commandText } from "../settings/ruleText";
+import { runsWhere } from "../sandbox/sandbox";
 import { InlineCode } from "../text/InlineCode";
 import type { PendingApproval } from "../session/timeline";
 import "./approvals.css";
@@ -96,6 +97,8 @@ export function ApprovalDialog({ pending, queued, onDecide = decideApproval, wor
   };
 
   const action = request.action;
+  // A second ask after the sandbox refused the command: run it again outside, or keep the failure.
+  const escalation = request.escalation ?? null;
   // "This workspace" needs a workspace to name; without one only "every workspace" is offered.
   const scope: RuleScope = ruleWorkspace ? ruleScope : "everywhere";
   const ruleText = suggested ? commandText(suggested) : "";
@@ -108,7 +111,7 @@ export function ApprovalDialog({ pending, queued, onDecide = decideApproval, wor
   return (
     <Modal labelledBy={titleId} describedBy={descriptionId} role="alertdialog" onKeyDown={onKeyDown} className="approval">
       <header className="approval-header">
-        <h2 id={titleId}>{action.type === "exec" ? "Run this command?" : "Write these files?"}</h2>
+        <h2 id={titleId}>{escalation !== null ? "Run outside the sandbox?" : action.type === "exec" ? "Run this command?" : "Write these files?"}</h2>
         <Badge tone={RISK_TONE[request.risk]} className="approval-risk">
           {request.risk} risk
         </Badge>
@@ -118,6 +121,17 @@ export function ApprovalDialog({ pending, queued, onDecide = decideApproval, wor
         <p id={descriptionId} className="approval-reason">
           <span className="approval-tool mono">{request.tool}</span> — <InlineCode text={request.reason} />
         </p>
+        {escalation !== null && (
+          <div className="approval-escalation" role="note" aria-label="The sandbox refused">
+            <p className="approval-escalation-denial">
+              <strong>The sandbox refused:</strong> <InlineCode text={escalation} />
+            </p>
+            <p className="approval-escalation-what">
+              Approving runs the same command again, outside any sandbox, with all your rights. Keeping the failure gives the
+              model the sandboxed run&apos;s output.
+            </p>
+          </div>
+        )}
         {action.type === "exec" ? (
           <>
             <pre className="approval-command mono" aria-label="Command" tabIndex={0}>
@@ -125,6 +139,9 @@ export function ApprovalDialog({ pending, queued, onDecide = decideApproval, wor
             </pre>
             <p className="approval-cwd">
               in <span className="mono">{action.cwd}</span>
+            </p>
+            <p className={`approval-sandbox${request.sandbox ? "" : " approval-sandbox-none"}`} data-testid="approval-sandbox">
+              {runsWhere(request.sandbox)}
             </p>
           </>
         ) : (
@@ -169,17 +186,19 @@ export function ApprovalDialog({ pending, queued, onDecide = decideApproval, wor
             </div>
           </div>
         )}
-        <label className="field approval-deny-field">
-          <span className="field-label">Reason if you deny <span className="muted">(sent to the model)</span></span>
-          <textarea
-            ref={reasonRef}
-            className="textarea"
-            rows={2}
-            value={reason}
-            onChange={(event) => setReason(event.target.value)}
-            placeholder="e.g. don't touch the lockfile; use the existing helper instead"
-          />
-        </label>
+        {escalation === null && (
+          <label className="field approval-deny-field">
+            <span className="field-label">Reason if you deny <span className="muted">(sent to the model)</span></span>
+            <textarea
+              ref={reasonRef}
+              className="textarea"
+              rows={2}
+              value={reason}
+              onChange={(event) => setReason(event.target.value)}
+              placeholder="e.g. don't touch the lockfile; use the existing helper instead"
+            />
+          </label>
+        )}
       </div>
       <footer className="approval-actions">
         <ArmingBar armed={armed} />
@@ -188,7 +207,7 @@ export function ApprovalDialog({ pending, queued, onDecide = decideApproval, wor
         </Button>
         <span className="approval-spacer" />
         <Button variant="secondary" shortcut="N" disabled={!live} onClick={deny}>
-          Deny
+          {escalation !== null ? "Keep the failure" : "Deny"}
         </Button>
         {offerSession && (
           <Button variant="secondary" shortcut="A" disabled={!live} onClick={() => decide({ type: "approve_for_session" })}>
@@ -196,7 +215,7 @@ export function ApprovalDialog({ pending, queued, onDecide = decideApproval, wor
           </Button>
         )}
         <Button variant="primary" shortcut="Y" disabled={!live} onClick={() => decide({ type: "approve_once" })}>
-          Approve once
+          {escalation !== null ? "Run outside the sandbox" : "Approve once"}
         </Button>
       </footer>
     </Modal>

@@ -21,6 +21,7 @@ import type {
   QuestionAnswer,
   Rule,
   RuleInput,
+  SandboxInfo,
   SessionSummary,
   SessionView,
   StartSessionInput,
@@ -94,6 +95,8 @@ export const shell = {
     unwrap(commands.getExchange(sessionId, exchangeId)),
   exchangeCurl: (sessionId: string, exchangeId: string): Promise<string> =>
     unwrap(commands.exchangeCurl(sessionId, exchangeId)),
+  /** This machine's sandbox mechanism (probed once) and the config's defaults for a new session. */
+  sandboxInfo: (): Promise<SandboxInfo> => unwrap(commands.sandboxInfo()),
   /** The saved approval rules (config.toml's `[[rules]]`), in file order. */
   listRules: (): Promise<Rule[]> => unwrap(commands.listRules()),
   /** Saves a rule (the command as typed); returns the rules after the change. */

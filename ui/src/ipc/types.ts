@@ -29,6 +29,10 @@ export type WorkspaceChanged = B.WorkspaceChanged;
 export type Rule = B.Rule;
 export type RuleDecision = B.RuleDecision;
 export type RuleInput = B.RuleInput;
+export type SandboxMode = B.SandboxMode;
+export type SandboxMechanism = B.SandboxMechanism;
+export type SandboxStatus = B.SandboxStatus;
+export type SandboxInfo = B.SandboxInfo;
 
 export type Wire = B.Wire;
 export type ApprovalPolicy = B.ApprovalPolicy;

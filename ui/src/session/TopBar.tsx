@@ -1,16 +1,11 @@
 import { useUiStore } from "../app/uiStore";
-import type { ApprovalPolicy, InferredHarness, SessionSettings } from "../ipc";
+import type { InferredHarness, SessionSettings } from "../ipc";
 import { Badge } from "../primitives/Badge";
 import { IconButton } from "../primitives/Button";
 import { GearIcon, InspectorIcon } from "../primitives/icons";
 import { Spinner } from "../primitives/Spinner";
+import { guardBadge } from "../sandbox/sandbox";
 import { InlineCode } from "../text/InlineCode";
-
-const POLICY_LABEL: Record<ApprovalPolicy, string> = {
-  untrusted: "asks before anything but reads",
-  "on-request": "asks before risky actions",
-  never: "never asks",
-};
 
 export interface TopBarProps {
   title: string;
@@ -40,7 +35,8 @@ export function providerLabel(provider: string, providerUrl: string | null): str
 
 /**
  * Session title and settings in force; a harness picked by "auto" says so and why; the
- * approval policy is loud when it is `never`.
+ * approval policy and the sandbox share one badge ("untrusted · workspace-write sandbox ·
+ * network off"), loud when commands run uncontained or without asking.
  */
 export function TopBar({ title, settings, providerUrl = null, running, autoHarness = null }: TopBarProps) {
   const inspectorOpen = useUiStore((s) => s.inspectorOpen);
@@ -72,15 +68,7 @@ export function TopBar({ title, settings, providerUrl = null, running, autoHarne
             <Setting term="harness" value={settings.harness} />
           )}
           <Setting term="wire" value={settings.wire} />
-          {settings.approval === "never" ? (
-            <Badge tone="danger" solid className="approval-never" title="Every tool call runs without asking" role="status">
-              approval: never
-            </Badge>
-          ) : (
-            <Badge tone="neutral" title={`Approval policy: ${POLICY_LABEL[settings.approval]}`}>
-              approval: {settings.approval}
-            </Badge>
-          )}
+          <GuardBadge settings={settings} />
         </dl>
       )}
       <div className="topbar-actions">
@@ -92,6 +80,24 @@ export function TopBar({ title, settings, providerUrl = null, running, autoHarne
         </IconButton>
       </div>
     </header>
+  );
+}
+
+/** The approval policy and the sandbox together; the tooltip has the probe's summary. */
+function GuardBadge({ settings }: { settings: SessionSettings }) {
+  const badge = guardBadge(settings.approval, settings.sandbox);
+  return (
+    <Badge
+      tone={badge.danger ? "danger" : "neutral"}
+      solid={badge.danger}
+      className="session-guard"
+      title={badge.title}
+      role={badge.danger ? "status" : undefined}
+      data-testid="session-guard"
+    >
+      {badge.text}
+      <span className="sr-only"> ({badge.title})</span>
+    </Badge>
   );
 }
 

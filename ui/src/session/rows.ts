@@ -103,6 +103,11 @@ export interface ToolRow {
   source?: string | null;
   /** The question row of the questions this call asks the user, if it asks any. */
   question?: string | null;
+  /**
+   * What the sandbox refused, when Tack asked to run the command again outside it (the
+   * escalation request's text); the decision on that request is {@link decision}.
+   */
+  escalation?: string | null;
 }
 
 export interface ErrorRow {

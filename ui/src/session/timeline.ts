@@ -311,7 +311,10 @@ class Draft {
     this.upsertTool(
       request.call_id,
       turnId,
-      (row) => (row.phase === "ended" ? row : { ...row, phase: "awaiting_approval" }),
+      (row) =>
+        row.phase === "ended"
+          ? row
+          : { ...row, phase: "awaiting_approval", ...(request.escalation ? { escalation: request.escalation } : {}) },
       { name: request.tool },
     );
   }

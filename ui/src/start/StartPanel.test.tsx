@@ -26,6 +26,7 @@ function provider(id: string, name: string, model: string, isDefault: boolean): 
 function withProviders(providers: ProviderView[]) {
   mockIPC((cmd) => {
     if (cmd === "infer_harness") return { harness: "minimal", reason: "the provider says so" };
+    if (cmd === "sandbox_info") return { mechanism: "bubblewrap", summary: "bubblewrap 0.8.0", defaultMode: "workspace-write", defaultNetwork: false, writableRoots: [] };
     throw new Error(`unexpected ${cmd}`);
   });
   useWorkspaceStore.setState({ cwd: "/home/dev/tack" });
@@ -35,16 +36,18 @@ function withProviders(providers: ProviderView[]) {
 afterEach(() => clearMocks());
 
 describe("the default provider", () => {
-  it("is preselected in the start panel, with its model", () => {
+  it("is preselected in the start panel, with its model", async () => {
     withProviders([provider("anthropic", "Anthropic", "claude", false), provider("deepseek", "DeepSeek", "deepseek-chat", true)]);
     render(<StartPanel />);
+    await screen.findByText("bubblewrap 0.8.0");
     expect(screen.getByLabelText("Provider", { exact: true })).toHaveValue("deepseek");
     expect(screen.getByLabelText("Model")).toHaveValue("deepseek-chat");
   });
 
-  it("falls back to the first provider when none is marked (default_provider names a missing one)", () => {
+  it("falls back to the first provider when none is marked (default_provider names a missing one)", async () => {
     withProviders([provider("anthropic", "Anthropic", "claude", false), provider("deepseek", "DeepSeek", "deepseek-chat", false)]);
     render(<StartPanel />);
+    await screen.findByText("bubblewrap 0.8.0");
     expect(screen.getByLabelText("Provider", { exact: true })).toHaveValue("anthropic");
   });
 

@@ -1,12 +1,13 @@
 import { useEffect, useId, useState } from "react";
 import { useUiStore } from "../app/uiStore";
-import type { ApprovalPolicy } from "../ipc";
+import type { ApprovalPolicy, SandboxMode } from "../ipc";
 import { Button } from "../primitives/Button";
 import { Field } from "../primitives/Field";
 import { FolderIcon } from "../primitives/icons";
 import { HarnessField } from "../harness/HarnessField";
 import { harnessFit } from "../harness/harnesses";
 import { useInferredHarness } from "../harness/useInferredHarness";
+import { SandboxPicker, useSandboxInfo } from "./SandboxPicker";
 import { startSession } from "../session/actions";
 import { ConfigProblemBanner } from "../settings/ConfigProblemBanner";
 import { describeKey } from "../settings/KeyField";
@@ -21,7 +22,7 @@ const POLICIES: ReadonlyArray<{ id: ApprovalPolicy; title: string; text: string 
   { id: "never", title: "Never ask", text: "Every tool call runs without asking. Use only in a sandbox." },
 ];
 
-/** First screen of a session: folder, provider, model, harness, approval policy. */
+/** First screen of a session: folder, provider, model, harness, approval policy and sandbox. */
 export function StartPanel() {
   const cwd = useWorkspaceStore((s) => s.cwd);
   const providers = useCatalogStore((s) => s.providers);
@@ -32,6 +33,13 @@ export function StartPanel() {
   const [model, setModel] = useState("");
   const [harness, setHarness] = useState<string>("");
   const [approval, setApproval] = useState<ApprovalPolicy>("untrusted");
+  const sandboxInfo = useSandboxInfo();
+  // Null until chosen here: the config's defaults (from the probe query) stand until then.
+  const [sandboxChoice, setSandboxChoice] = useState<SandboxMode | null>(null);
+  const [networkChoice, setNetworkChoice] = useState<boolean | null>(null);
+  const defaults = sandboxInfo.status === "ready" ? sandboxInfo.info : null;
+  const sandbox: SandboxMode = sandboxChoice ?? defaults?.defaultMode ?? "workspace-write";
+  const network = networkChoice ?? defaults?.defaultNetwork ?? false;
   const [busy, setBusy] = useState(false);
   const titleId = useId();
 
@@ -69,6 +77,8 @@ export function StartPanel() {
         model: model.trim() && model.trim() !== provider.model ? model.trim() : null,
         harness: harness || null,
         approval,
+        sandbox,
+        network,
       },
       !harness && inference.status === "ready" ? inference.inferred : null,
     );
@@ -142,6 +152,15 @@ export function StartPanel() {
             </label>
           ))}
         </fieldset>
+
+        <SandboxPicker
+          mode={sandbox}
+          network={network}
+          probe={sandboxInfo}
+          approval={approval}
+          onMode={setSandboxChoice}
+          onNetwork={setNetworkChoice}
+        />
 
         <div className="start-actions">
           <Button type="submit" variant="primary" disabled={busy || !cwd || !provider || !harnessFits}>

@@ -7,6 +7,7 @@ import { useUiStore } from "../../app/uiStore";
 import { Badge, type BadgeTone } from "../../primitives/Badge";
 import { ChevronIcon, TerminalIcon, TextSourceIcon, ToolIcon } from "../../primitives/icons";
 import { Spinner, StreamingDots } from "../../primitives/Spinner";
+import { ranWhere } from "../../sandbox/sandbox";
 import { TodoList } from "../../todos/TodoList";
 import { doneCount } from "../../todos/todos";
 import type { ToolRow } from "../rows";
@@ -40,10 +41,11 @@ export const ToolCallCard = memo(function ToolCallCard({ row }: { row: ToolRow }
   const command = shellCommand(row);
   const changes = row.output?.details?.type === "file_changes" ? row.output.details.changes : null;
   // Open by default: anything not plainly successful, file edits (the diff is the point) and
-  // calls that ran while the user watched. Successful calls from history fold to one line.
+  // calls that ran while the user watched, and calls the user let out of the sandbox.
+  // Successful calls from history fold to one line.
   const [expanded, setExpanded] = useState<boolean | null>(null);
   // Questions are shown by their own card below, so their call stays folded.
-  const open = expanded ?? (row.question ? badge !== "completed" && badge !== "needs answer" : badge !== "completed" || changes !== null || row.liveOutput !== "");
+  const open = expanded ?? (row.question ? badge !== "completed" && badge !== "needs answer" : badge !== "completed" || changes !== null || row.liveOutput !== "" || Boolean(row.escalation));
   const bodyId = useId();
   const keystrokes = useMemo(() => terminalKeystrokes(row), [row]);
   const details = row.output?.details;
@@ -109,7 +111,9 @@ export const ToolCallCard = memo(function ToolCallCard({ row }: { row: ToolRow }
             // With file changes the diff says it better than the raw arguments.
             row.input.kind !== "pending" && changes === null && <ToolArguments row={row} />
           )}
-          {row.decision && <DecisionNote decision={row.decision} />}
+          {/* Once the kept failure's output is in, its own denial line says it. */}
+          {row.escalation && !(details?.type === "exec" && details.sandbox_denial) && <EscalationNote denial={row.escalation} />}
+          {row.decision && <DecisionNote decision={row.decision} escalated={Boolean(row.escalation)} />}
           <ToolOutputView row={row} />
           {changes && (
             <div className="tool-diffs">
@@ -132,13 +136,23 @@ function ToolArguments({ row }: { row: ToolRow }) {
   return <HighlightedCode code={text} grammar={grammar} className="tool-args" aria-label="Arguments" />;
 }
 
-function DecisionNote({ decision }: { decision: ResolvedDecision }) {
+/** The sandbox refused the command and Tack asked to run it again outside. */
+function EscalationNote({ denial }: { denial: string }) {
+  return (
+    <p className="tool-sandbox-denial" role="note">
+      The sandbox refused: <span className="mono">{denial}</span>
+    </p>
+  );
+}
+
+function DecisionNote({ decision, escalated = false }: { decision: ResolvedDecision; escalated?: boolean }) {
   switch (decision.type) {
     case "approve_once":
-      return <p className="tool-decision">Approved once.</p>;
+      return <p className="tool-decision">{escalated ? "Approved to run again outside the sandbox." : "Approved once."}</p>;
     case "approve_for_session":
       return <p className="tool-decision">Approved for this session.</p>;
     case "deny":
+      if (escalated) return <p className="tool-decision tool-decision-deny">Kept the sandbox&apos;s failure: not run outside.</p>;
       return (
         <p className="tool-decision tool-decision-deny">
           Denied{decision.reason ? <>: <q>{decision.reason}</q></> : "."}
@@ -181,11 +195,22 @@ function ToolOutputView({ row }: { row: ToolRow }) {
 
 function DetailsNote({ details }: { details: ToolDetails }) {
   if (details.type === "exec") {
+    const contained = Boolean(details.sandbox) && details.sandbox !== "danger-full-access";
     return (
-      <p className="tool-note">
-        in <span className="mono">{details.cwd}</span>
-        {details.truncated_bytes > 0 && <> · {details.truncated_bytes.toLocaleString()} bytes of output dropped</>}
-      </p>
+      <>
+        <p className="tool-note">
+          in <span className="mono">{details.cwd}</span> ·{" "}
+          <span className={`tool-sandbox${contained ? "" : " tool-sandbox-none"}`} data-testid="tool-sandbox">
+            {ranWhere(details.sandbox)}
+          </span>
+          {details.truncated_bytes > 0 && <> · {details.truncated_bytes.toLocaleString()} bytes of output dropped</>}
+        </p>
+        {details.sandbox_denial && (
+          <p className="tool-sandbox-denial" role="note">
+            The sandbox refused: <span className="mono">{details.sandbox_denial}</span>
+          </p>
+        )}
+      </>
     );
   }
   if (details.type === "todos") return <TodoList entries={details.todos} className="tool-todos" />;
