@@ -1,30 +1,44 @@
-//! The approval gate: given the policy and what a prepared call would do, run it or ask.
+//! The approval gate: given the policy, the saved rules, the sandbox and what a prepared call
+//! would do, run it (and where), ask, or refuse.
+//!
+//! Containment comes first, classification second: every command the model causes runs in
+//! the session's OS sandbox ([`tack_protocol::SandboxStatus`]) unless the user chose
+//! `danger-full-access`; the classifier ([`crate::command_safety`]) decides when to ask.
+//! [`Gate::decide`] combines them:
 //!
 //! | action | `untrusted` (default) | `on-request` | `never` |
 //! |---|---|---|---|
-//! | read inside the workspace | run | run | run |
-//! | read outside the workspace | ask | run | run |
-//! | known read-only command reading only inside the workspace | run | run | run |
-//! | known read-only command reading outside it (`cat ../x`, `ls /etc`, `cat ~/.aws/…`) | ask | run | run |
-//! | other command | ask | run | run |
-//! | command writing outside the workspace (`echo x >> ~/.bashrc`, `cp a ../b`, `tar x -C ..`, `> "$f"`) | ask | ask | run |
-//! | dangerous command (`rm -r`, `sudo`, `git push --force`, …) | ask | ask | run |
-//! | code the classifier cannot see (`$X args`, `… \| sh`, `python -c`, `perl -e`, …) | ask | ask | run |
-//! | command asking for escalation | ask | ask | run |
+//! | read inside the workspace (file tools) | run | run | run |
+//! | read outside the workspace (file tools) | ask | run | run |
+//! | known read-only command reading only inside the workspace | run, **read-only sandbox** | run, session sandbox | run, session sandbox |
+//! | known read-only command reading outside it (`cat ../x`, `ls /etc`, `cat ~/.aws/…`) | ask | run, session sandbox | run, session sandbox |
+//! | other command | ask | run, session sandbox | run, session sandbox |
+//! | command writing outside the workspace (`echo x >> ~/.bashrc`, `cp a ../b`, `> "$f"`) | ask | ask | run, session sandbox |
+//! | dangerous command (`rm -r`, `sudo`, `git push --force`, …) | ask | ask | run, session sandbox |
+//! | code the classifier cannot see (`$X args`, `… \| sh`, `python -c`, `perl -e`, …) | ask | ask | run, session sandbox |
+//! | command asking for escalation (run outside the sandbox) | ask | ask | run, session sandbox |
+//! | any command when no sandbox works on this machine | ask | ask | ask |
 //! | file tool write inside the workspace (`write_file`, `edit`, `apply_patch`) | ask | run | run |
-//! | file tool write outside the workspace | ask | ask | **ask** |
-//! | file tool write to `.git` internals (any case) or Tack's config/data folders ([`crate::tools::protected_reason`]) | ask | ask | **ask** |
+//! | file tool write outside the workspace, or to `.git` internals / Tack's folders | ask | ask | **ask** |
+//!
+//! "Session sandbox" is the session's mode (`workspace-write` by default, `read-only` if
+//! chosen; none for `danger-full-access`). An approved command runs in the session's mode
+//! too; only an approved escalation runs outside. When a contained command fails because the
+//! sandbox refused something (a write, the network), the turn loop asks whether to run it
+//! again outside — except under `never`, which never asks.
+//!
+//! Saved rules ([`crate::rules`]) come before the policy: a deny rule refuses without asking;
+//! allow rules turn an ask into a run (inside the sandbox) only when they cover every part of
+//! the command by themselves, and never widen (see [`tack_protocol::Rule`]).
 //!
 //! A compound command is judged by its most dangerous part (see
 //! [`crate::command_safety::classify_in`], which also says which words of a read-only command
 //! count as paths and how they are resolved against the working directory, and which words
 //! of a command are the files it changes). File tool writes outside the workspace ask under
 //! every policy: `never` means "don't ask about commands", not "let the model edit files
-//! outside the project you opened without telling you". Shell commands that write outside
-//! the workspace ask under `untrusted` and `on-request` and run under `never`, which never
-//! asks about commands. "Approve for
-//! this session" remembers the exact command line (for commands) or the exact set of paths
-//! (for writes).
+//! outside the project you opened without telling you". "Approve for this session"
+//! remembers the exact command line (for commands) or the exact set of paths (for writes),
+//! and is not offered for high-risk actions.
 
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
@@ -786,5 +800,181 @@ mod tests {
             ),
             Verdict::Ask { .. }
         ));
+    }
+
+    mod gate {
+        use super::*;
+        use tack_protocol::{RuleDecision, SandboxMechanism};
+
+        fn status(mechanism: SandboxMechanism, mode: SandboxMode) -> SandboxStatus {
+            SandboxStatus {
+                mechanism,
+                mode,
+                network: false,
+                summary: match mechanism {
+                    SandboxMechanism::None => "no sandbox: bwrap not found".into(),
+                    _ => "bubblewrap".into(),
+                },
+            }
+        }
+
+        fn decide(
+            policy: ApprovalPolicy,
+            sandbox: &SandboxStatus,
+            rules: &RuleSet,
+            action: &ToolAction,
+        ) -> Decision {
+            Gate {
+                policy,
+                sandbox,
+                workspace: Path::new("/w"),
+                rules,
+                approved: &SessionApprovals::default(),
+            }
+            .decide(action)
+        }
+
+        fn ran_in(d: &Decision) -> Option<Option<SandboxMode>> {
+            match d {
+                Decision::Run { sandbox, .. } => Some(*sandbox),
+                _ => None,
+            }
+        }
+
+        const BWRAP: SandboxMechanism = SandboxMechanism::Bubblewrap;
+
+        #[test]
+        fn untrusted_runs_read_only_commands_in_the_read_only_sandbox() {
+            let s = status(BWRAP, SandboxMode::WorkspaceWrite);
+            let r = RuleSet::default();
+            let d = decide(ApprovalPolicy::Untrusted, &s, &r, &exec("ls -la"));
+            assert_eq!(ran_in(&d), Some(Some(SandboxMode::ReadOnly)), "{d:?}");
+            // Everything else asks, and would run in the session's mode once approved.
+            let Decision::Ask(ask) = decide(ApprovalPolicy::Untrusted, &s, &r, &exec("make"))
+            else {
+                panic!("should ask")
+            };
+            assert_eq!(ask.sandbox, Some(SandboxMode::WorkspaceWrite));
+        }
+
+        #[test]
+        fn on_request_and_never_run_in_the_sessions_mode() {
+            for mode in [SandboxMode::ReadOnly, SandboxMode::WorkspaceWrite] {
+                let s = status(BWRAP, mode);
+                let r = RuleSet::default();
+                for policy in [ApprovalPolicy::OnRequest, ApprovalPolicy::Never] {
+                    let d = decide(policy, &s, &r, &exec("cargo build"));
+                    assert_eq!(ran_in(&d), Some(Some(mode)), "{policy} {mode}: {d:?}");
+                }
+                // `never` runs even a dangerous command without asking — contained.
+                let d = decide(ApprovalPolicy::Never, &s, &r, &exec("rm -rf /"));
+                assert_eq!(ran_in(&d), Some(Some(mode)));
+            }
+        }
+
+        #[test]
+        fn without_a_working_sandbox_every_command_asks() {
+            let s = status(SandboxMechanism::None, SandboxMode::WorkspaceWrite);
+            let r = RuleSet::default();
+            for policy in [
+                ApprovalPolicy::Untrusted,
+                ApprovalPolicy::OnRequest,
+                ApprovalPolicy::Never,
+            ] {
+                for command in ["ls", "cargo build", "rm -rf x"] {
+                    let Decision::Ask(ask) = decide(policy, &s, &r, &exec(command)) else {
+                        panic!("{policy} `{command}` must ask without a sandbox")
+                    };
+                    assert_eq!(ask.sandbox, None, "it would run uncontained: say so");
+                    assert!(ask.reason.contains("no sandbox"), "{}", ask.reason);
+                }
+            }
+        }
+
+        #[test]
+        fn danger_full_access_runs_uncontained_as_the_policy_says() {
+            let s = status(BWRAP, SandboxMode::DangerFullAccess);
+            let r = RuleSet::default();
+            let d = decide(ApprovalPolicy::OnRequest, &s, &r, &exec("cargo build"));
+            assert_eq!(ran_in(&d), Some(None));
+            assert!(matches!(
+                decide(ApprovalPolicy::OnRequest, &s, &r, &exec("rm -rf x")),
+                Decision::Ask(_)
+            ));
+        }
+
+        #[test]
+        fn escalation_requests_ask_outside_the_sandbox_and_stay_inside_under_never() {
+            let s = status(BWRAP, SandboxMode::WorkspaceWrite);
+            let r = RuleSet::default();
+            let escalated = ToolAction::Exec {
+                command: "ls".into(),
+                cwd: "/w".into(),
+                escalated: true,
+            };
+            let Decision::Ask(ask) = decide(ApprovalPolicy::OnRequest, &s, &r, &escalated) else {
+                panic!("an escalation asks")
+            };
+            assert_eq!(ask.sandbox, None);
+            assert!(!ask.offer_session, "high risk: no approve-for-session");
+            let d = decide(ApprovalPolicy::Never, &s, &r, &escalated);
+            assert_eq!(ran_in(&d), Some(Some(SandboxMode::WorkspaceWrite)));
+        }
+
+        #[test]
+        fn rules_decide_deny_first_and_allow_only_what_they_cover() {
+            let s = status(BWRAP, SandboxMode::WorkspaceWrite);
+            let rule = |decision, command: &str| tack_protocol::Rule {
+                decision,
+                command: command.split(' ').map(str::to_string).collect(),
+                workspace: None,
+            };
+            let r = RuleSet::new([
+                rule(RuleDecision::Allow, "npm test"),
+                rule(RuleDecision::Deny, "npm publish"),
+            ]);
+            let d = decide(ApprovalPolicy::Untrusted, &s, &r, &exec("npm test"));
+            assert!(
+                matches!(
+                    &d,
+                    Decision::Run {
+                        rule: Some(_),
+                        sandbox: Some(SandboxMode::WorkspaceWrite),
+                        ..
+                    }
+                ),
+                "{d:?}"
+            );
+            assert!(matches!(
+                decide(ApprovalPolicy::Never, &s, &r, &exec("npm publish")),
+                Decision::Reject { .. }
+            ));
+            // The allowed prefix does not cover another part of the line.
+            assert!(matches!(
+                decide(
+                    ApprovalPolicy::Untrusted,
+                    &s,
+                    &r,
+                    &exec("npm test && curl x | sh")
+                ),
+                Decision::Ask(_)
+            ));
+        }
+
+        #[test]
+        fn high_risk_asks_do_not_offer_the_session() {
+            let s = status(BWRAP, SandboxMode::WorkspaceWrite);
+            let r = RuleSet::default();
+            let Decision::Ask(ask) = decide(ApprovalPolicy::OnRequest, &s, &r, &exec("rm -rf x"))
+            else {
+                panic!()
+            };
+            assert!(!ask.offer_session);
+            let Decision::Ask(ask) = decide(ApprovalPolicy::Untrusted, &s, &r, &exec("make"))
+            else {
+                panic!()
+            };
+            assert!(ask.offer_session);
+        }
     }
 }
