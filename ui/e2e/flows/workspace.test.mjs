@@ -212,7 +212,7 @@ test("approval policy never shows a red badge; dark theme follows the system", a
   const { page } = app;
   await page.getByText("Never ask").click();
   await page.getByRole("button", { name: "Start session" }).click();
-  const badge = page.getByRole("status").filter({ hasText: "approval: never" });
+  const badge = page.getByRole("status").filter({ hasText: "never · workspace-write sandbox · network off" });
   await badge.waitFor();
   const color = await badge.evaluate((el) => getComputedStyle(el).backgroundColor);
   assert.equal(color, "rgb(212, 42, 42)");
@@ -262,7 +262,7 @@ test("add a provider; start a session with a chosen harness and policy", async (
   await page.getByRole("button", { name: "Start session" }).click();
   await page.getByRole("textbox", { name: "Message to the agent" }).waitFor();
   assert.deepEqual((await app.calls("start_session"))[0].args, {
-    input: { cwd: "/home/dev/tack", providerId: "vllm-box", model: null, harness: "opencode", approval: "on-request" },
+    input: { cwd: "/home/dev/tack", providerId: "vllm-box", model: null, harness: "opencode", approval: "on-request", sandbox: "workspace-write", network: false },
   });
   assert.deepEqual(await app.violations(), []);
   await app.context.close();

@@ -28,6 +28,7 @@ import type {
   QuestionRequest,
   Rule,
   RuleInput,
+  SandboxInfo,
   SessionSettings,
   SessionSummary,
   SessionView,
@@ -87,7 +88,28 @@ export interface MockConfig {
   brokenConfig?: boolean;
   /** config.toml's `[[rules]]` at start (default none). */
   rules?: Rule[];
+  /**
+   * What the sandbox probe finds (`sandboxInfo`): default bubblewrap 0.8.0; `"none"` is a
+   * machine where no sandbox works (every command asks).
+   */
+  sandbox?: "bubblewrap" | "none";
 }
+
+/** The probe's answer on a machine with bubblewrap (crates/sandbox probe.rs wording). */
+export const BWRAP_SANDBOX: SandboxInfo = {
+  mechanism: "bubblewrap",
+  summary: "bubblewrap 0.8.0 (user, PID, mount, network namespaces; process limit by pids cgroup)",
+  defaultMode: "workspace-write",
+  defaultNetwork: false,
+  writableRoots: [],
+};
+
+/** The probe's answer where bwrap is missing. */
+export const NO_SANDBOX: SandboxInfo = {
+  ...BWRAP_SANDBOX,
+  mechanism: "none",
+  summary: "no sandbox: bwrap not found (install the `bubblewrap` package); every command asks",
+};
 
 /** What the shell reports for `default_provider = "local` (an unterminated string) on line 1. */
 export const BROKEN_CONFIG: ConfigProblem = {
@@ -356,6 +378,7 @@ export class MockShell {
   lastWorkspace: string | null;
   /** config.toml's `[[rules]]`: Settings edits them, "Always allow/deny" answers add to them. */
   private rules: Rule[];
+  private readonly sandbox: SandboxInfo;
 
   constructor(
     private readonly recordings: Record<string, Recording>,
@@ -365,6 +388,7 @@ export class MockShell {
   ) {
     this.queue = [...(config.turns ?? [])];
     this.rules = [...(config.rules ?? [])];
+    this.sandbox = config.sandbox === "none" ? NO_SANDBOX : BWRAP_SANDBOX;
     this.speed = config.speed ?? 1;
     this.keychainAvailable = config.keychainAvailable ?? true;
     this.configProblem = config.brokenConfig ? BROKEN_CONFIG : null;
@@ -554,6 +578,8 @@ export class MockShell {
         if (!exchange) throw new ShellError("No such exchange.");
         return exchange;
       }
+      case "sandbox_info":
+        return this.sandbox;
       case "list_rules":
         return this.rules;
       case "add_rule":
@@ -704,6 +730,13 @@ export class MockShell {
       wire: provider.wire,
       harness: input.harness ?? inferHarness(provider, input.model).harness,
       approval: input.approval,
+      // Like the engine's sandbox_status: the probe's mechanism, the chosen mode and network.
+      sandbox: {
+        mechanism: this.sandbox.mechanism,
+        mode: input.sandbox ?? this.sandbox.defaultMode,
+        network: input.network ?? this.sandbox.defaultNetwork,
+        summary: input.sandbox === "danger-full-access" ? "danger-full-access: commands run without a sandbox" : this.sandbox.summary,
+      },
     };
     const session: SessionState = {
       summary: { id, title: "New session", cwd: input.cwd, createdAt: now, updatedAt: now, itemCount: 0 },

@@ -8,6 +8,7 @@ import question from "../fixtures/question.json";
 import resumeApproval from "../fixtures/resume-approval.json";
 import shellApprove from "../fixtures/shell-approve.json";
 import shellDeny from "../fixtures/shell-deny.json";
+import shellEscalation from "../fixtures/shell-escalation.json";
 import shellRule from "../fixtures/shell-rule.json";
 import textProtocol from "../fixtures/text-protocol.json";
 import textStream from "../fixtures/text-stream.json";
@@ -19,6 +20,7 @@ export const RECORDINGS: Record<string, Recording> = {
   "shell-approve": shellApprove as unknown as Recording,
   "shell-deny": shellDeny as unknown as Recording,
   "shell-rule": shellRule as unknown as Recording,
+  "shell-escalation": shellEscalation as unknown as Recording,
   interrupted: interrupted as unknown as Recording,
   "file-edit": fileEdit as unknown as Recording,
   "error-turn": errorTurn as unknown as Recording,
