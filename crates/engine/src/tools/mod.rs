@@ -108,6 +108,9 @@ pub struct ToolContext {
     /// The session the call belongs to (empty outside a session); per-session resources such
     /// as the `terminal` tool's tmux server are keyed by it.
     pub session_id: String,
+    /// The sandbox commands run in; `None`: uncontained (`tack tool`, `danger-full-access`,
+    /// or an escalation the user approved). The approval gate chooses it per call.
+    pub sandbox: Option<tack_sandbox::SandboxPolicy>,
 }
 
 impl ToolContext {
@@ -122,6 +125,7 @@ impl ToolContext {
             default_timeout_ms: 120_000,
             questions: None,
             session_id: String::new(),
+            sandbox: None,
         }
     }
 

@@ -15,6 +15,15 @@
 //!   `PR_SET_PDEATHSIG`. Only the shell itself: what it started outlives it (the kernel does
 //!   not pass the setting on to forked children), which is why a resumed session says such a
 //!   call's effects may be partial.
+//! - **In the sandbox** ([`ToolContext::sandbox`] set, any mode but `danger-full-access`) the
+//!   same `bash -lc` runs inside `bwrap` ([`tack_sandbox::contain`]) with an allow-listed
+//!   environment (`environment::sandbox_environment`). The process group is then `bwrap`'s;
+//!   stopping it stops the sandbox, and the kernel kills everything inside with it. Unlike an
+//!   uncontained call, nothing outlives the shell there: background processes end with the
+//!   call even when their output is redirected. A failure that looks like the sandbox's
+//!   refusal (a read-only file system, no network) is named in the exec details'
+//!   `sandbox_denial` and in a note to the model, so the approval gate can offer to run it
+//!   again outside.
 
 use std::os::fd::OwnedFd;
 use std::path::PathBuf;
@@ -25,7 +34,7 @@ use futures::future::BoxFuture;
 use rustix::process::{Pid, Signal};
 use serde::Deserialize;
 use serde_json::json;
-use tack_protocol::{ToolDetails, ToolOutput, ToolSpec, ToolStatus};
+use tack_protocol::{SandboxMode, ToolDetails, ToolOutput, ToolSpec, ToolStatus};
 use tokio::io::AsyncReadExt;
 
 use super::args::ArgsSchema;
@@ -176,7 +185,7 @@ impl PreparedCall for PreparedShell {
 /// thread that the pool may retire while the command runs.
 #[cfg(target_os = "linux")]
 #[allow(unsafe_code)]
-fn die_with_parent(command: &mut tokio::process::Command) {
+pub(super) fn die_with_parent(command: &mut tokio::process::Command) {
     let parent = rustix::process::getpid();
     // SAFETY: the hook runs in the forked child before exec, where only async-signal-safe
     // work is allowed: it makes two raw system calls and neither allocates nor locks (the
@@ -257,21 +266,51 @@ async fn run_command(call: PreparedShell, ctx: ToolContext) -> ToolOutput {
         Ok(w) => w,
         Err(err) => return ToolOutput::error(format!("could not create a pipe: {err}")),
     };
-    let mut command = tokio::process::Command::new("bash");
+    // `danger-full-access` is no sandbox at all: it runs exactly like an uncontained call.
+    let policy = ctx
+        .sandbox
+        .clone()
+        .filter(|p| p.mode != SandboxMode::DangerFullAccess);
+    // Kept until the call is over: dropping it kills what is left in the command's cgroup.
+    let mut _containment: Option<tack_sandbox::ContainGuard> = None;
+    let mut command = match &policy {
+        None => {
+            let mut command = tokio::process::Command::new("bash");
+            command
+                .arg("-lc")
+                .arg(&call.command)
+                .current_dir(&call.cwd)
+                // Without a terminal to ask on, git must fail instead of waiting for
+                // credentials.
+                .env("GIT_TERMINAL_PROMPT", "0");
+            for name in super::environment::hidden_variables() {
+                command.env_remove(name);
+            }
+            command
+        }
+        Some(policy) => match tack_sandbox::contain(policy, &argv, &call.cwd) {
+            Ok(contained) => {
+                _containment = Some(contained.guard);
+                let mut command = tokio::process::Command::from(contained.command);
+                // What bwrap gets is all the command (and `/proc/1/environ` inside) sees.
+                command
+                    .env_clear()
+                    .envs(super::environment::sandbox_environment());
+                command
+            }
+            Err(err) => {
+                return ToolOutput::error(format!(
+                    "could not start the command in the sandbox: {err}"
+                ));
+            }
+        },
+    };
     command
-        .arg("-lc")
-        .arg(&call.command)
-        .current_dir(&call.cwd)
         .stdin(Stdio::null())
         .stdout(writer)
         .stderr(writer_for_stderr)
-        // Without a terminal to ask on, git must fail instead of waiting for credentials.
-        .env("GIT_TERMINAL_PROMPT", "0")
         .process_group(0)
         .kill_on_drop(true);
-    for name in super::environment::hidden_variables() {
-        command.env_remove(name);
-    }
     #[cfg(target_os = "linux")]
     die_with_parent(&mut command);
     let spawned = command.spawn();
@@ -279,6 +318,9 @@ async fn run_command(call: PreparedShell, ctx: ToolContext) -> ToolOutput {
     drop(command);
     let mut child = match spawned {
         Ok(child) => child,
+        Err(err) if policy.is_some() => {
+            return ToolOutput::error(format!("could not start the sandbox (bwrap): {err}"));
+        }
         Err(err) => {
             return ToolOutput::error(format!("could not start bash: {err}"));
         }
@@ -391,6 +433,16 @@ async fn run_command(call: PreparedShell, ctx: ToolContext) -> ToolOutput {
             (ToolStatus::Aborted, None)
         }
     };
+    // Only a failure can be the sandbox's doing; an interrupted call is the user's.
+    let sandbox_denial = match (&policy, status) {
+        (Some(policy), ToolStatus::Failed | ToolStatus::TimedOut) => {
+            tack_sandbox::denial(policy, &text, exit_code)
+        }
+        _ => None,
+    };
+    if let Some(denial) = &sandbox_denial {
+        notes.push(format!("[the sandbox refused this: {denial}]"));
+    }
     for note in notes {
         if !text.is_empty() && !text.ends_with('\n') {
             text.push('\n');
@@ -407,8 +459,8 @@ async fn run_command(call: PreparedShell, ctx: ToolContext) -> ToolOutput {
             command: argv,
             cwd: cwd_shown,
             truncated_bytes: u32::try_from(capped.omitted_bytes).unwrap_or(u32::MAX),
-            sandbox: None,
-            sandbox_denial: None,
+            sandbox: policy.as_ref().map(|p| p.mode),
+            sandbox_denial,
         }),
     }
 }

@@ -29,6 +29,19 @@
 //!   no tmux outlives Tack by more than a couple of seconds. The first terminal started by a
 //!   process also removes `tack-*` servers whose owner process no longer exists (their owner
 //!   pid is kept in the server option `@tack_owner`).
+//! - **In the sandbox.** When the call that opens the terminal has [`ToolContext::sandbox`]
+//!   set (any mode but `danger-full-access`), the tmux *server* itself runs inside `bwrap`
+//!   ([`tack_sandbox::contain`]), in the foreground (`tmux -D`), with an allow-listed
+//!   environment; every shell and program in the pane is then contained by the policy of that
+//!   first call, which stays fixed for the terminal's life (a later call's own policy does not
+//!   change it: an escalated call still types into the contained shell). Its socket lives in a
+//!   folder of its own (`$TMPDIR/tack-tmux-<uid>/<socket name>/tmux.sock`, mode 0700), the
+//!   only folder shared with the sandbox, and Tack drives it from outside with the ordinary
+//!   tmux client; tmux's own socket folder (the user's servers, other sessions' terminals)
+//!   stays out of reach. No watchdog is needed there: the server dies with Tack (`bwrap` gets
+//!   `PR_SET_PDEATHSIG`, and everything in the sandbox dies with `bwrap`). A terminal opened
+//!   uncontained is restarted contained (its state lost, and the output says so) when a call
+//!   arrives with a sandbox.
 //! - **Approval.** A call that types something is an `Exec` action whose command is the
 //!   keystrokes (one command per line), so the approval gate judges typed shell commands like
 //!   any other command line; a call with no keystrokes only reads the screen and needs no
@@ -42,7 +55,8 @@ use std::time::Duration;
 use futures::future::BoxFuture;
 use serde::Deserialize;
 use serde_json::json;
-use tack_protocol::{ToolOutput, ToolSpec};
+use tack_protocol::{SandboxMode, ToolOutput, ToolSpec};
+use tack_sandbox::SandboxPolicy;
 
 use super::args::ArgsSchema;
 use super::{PreparedCall, ToolAction, ToolContext, ToolHandler, ToolInput};
@@ -201,9 +215,13 @@ impl PreparedCall for PreparedTerminal {
         Box::pin(async move {
             let terminal = terminal_for(&self.key);
             let mut terminal = terminal.lock().await;
-            if let Err(e) = terminal.ensure_started(&self.workspace, self.size).await {
-                return ToolOutput::error(format!("terminal: {e}"));
-            }
+            let note = match terminal
+                .ensure_started(&self.workspace, self.size, ctx.sandbox.as_ref())
+                .await
+            {
+                Ok(note) => note,
+                Err(e) => return ToolOutput::error(format!("terminal: {e}")),
+            };
             for keys in &self.commands {
                 if ctx.cancel.is_cancelled() {
                     return ToolOutput::aborted("[aborted by user]");
@@ -222,7 +240,13 @@ impl PreparedCall for PreparedTerminal {
                 }
             }
             match terminal.incremental_output().await {
-                Ok(text) => ToolOutput::ok(cap(&text, ctx.max_output_bytes)),
+                Ok(text) => {
+                    let text = cap(&text, ctx.max_output_bytes);
+                    ToolOutput::ok(match note {
+                        Some(note) => format!("{note}\n{text}"),
+                        None => text,
+                    })
+                }
                 Err(e) => ToolOutput::error(format!("terminal: {e}")),
             }
         })
@@ -238,15 +262,72 @@ pub fn close_session_terminals(session_id: &str) {
     // registry's owner); kill by socket name either way.
     drop(removed);
     let socket = socket_name(&key);
-    let _ = std::process::Command::new("tmux")
-        .args(["-L", &socket, "kill-server"])
-        .env_remove("TMUX")
-        .stdin(std::process::Stdio::null())
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .status();
+    let contained = contained_socket_dir(&key);
+    let contained_socket = contained.join(CONTAINED_SOCKET);
+    let mut stops = vec![vec!["-L".to_string(), socket.clone()]];
+    if contained_socket.exists() {
+        stops.push(vec![
+            "-S".to_string(),
+            contained_socket.to_string_lossy().into_owned(),
+        ]);
+    }
+    for target in stops {
+        let _ = std::process::Command::new("tmux")
+            .args(target)
+            .arg("kill-server")
+            .env_remove("TMUX")
+            .stdin(std::process::Stdio::null())
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .status();
+    }
     // tmux leaves its socket file behind when the server is killed.
     let _ = std::fs::remove_file(socket_dir().join(&socket));
+    let _ = std::fs::remove_dir_all(&contained);
+}
+
+/// The socket file's name inside a contained terminal's own folder.
+const CONTAINED_SOCKET: &str = "tmux.sock";
+
+/// The folder holding the socket of a session's contained tmux server:
+/// `$TMPDIR/tack-tmux-<uid>/<socket name>` (not created here).
+fn contained_socket_dir(key: &str) -> PathBuf {
+    contained_base().join(socket_name(key))
+}
+
+fn contained_base() -> PathBuf {
+    std::env::temp_dir().join(format!("tack-tmux-{}", rustix::process::getuid().as_raw()))
+}
+
+/// Creates (or checks) the folder for a contained server's socket. Its parent is private to
+/// this user (0700, owned by them, not a symlink), so nobody else can reach the socket or
+/// slip a folder of their own in.
+fn make_contained_socket_dir(key: &str) -> Result<PathBuf, String> {
+    use std::os::unix::fs::{DirBuilderExt, MetadataExt};
+    let base = contained_base();
+    let problem = |e: std::io::Error| format!("{}: {e}", base.display());
+    match std::fs::DirBuilder::new().mode(0o700).create(&base) {
+        Ok(()) => {}
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {}
+        Err(e) => return Err(problem(e)),
+    }
+    let meta = std::fs::symlink_metadata(&base).map_err(problem)?;
+    if !meta.is_dir()
+        || meta.uid() != rustix::process::getuid().as_raw()
+        || meta.mode() & 0o077 != 0
+    {
+        return Err(format!(
+            "{} is not a private folder of this user; remove it",
+            base.display()
+        ));
+    }
+    let dir = contained_socket_dir(key);
+    match std::fs::DirBuilder::new().mode(0o700).create(&dir) {
+        Ok(()) => {}
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {}
+        Err(e) => return Err(format!("{}: {e}", dir.display())),
+    }
+    Ok(dir)
 }
 
 /// The tmux socket name of a session: `tack-<session id>`, with characters tmux or a file
@@ -290,36 +371,99 @@ fn terminal_for(key: &str) -> Shared {
         .entry(key.to_string())
         .or_insert_with(|| {
             Arc::new(tokio::sync::Mutex::new(Terminal {
-                socket: socket_name(key),
+                key: key.to_string(),
+                socket: Socket::Named(socket_name(key)),
+                server: None,
                 previous: None,
             }))
         })
         .clone()
 }
 
+/// How the tmux client reaches a session's server.
+#[derive(Clone)]
+enum Socket {
+    /// `-L tack-<id>`: in tmux's own socket folder (uncontained servers).
+    Named(String),
+    /// `-S <path>`: in a folder of its own, the one the sandbox shares (contained servers).
+    Path(PathBuf),
+}
+
+impl Socket {
+    fn args(&self) -> [std::ffi::OsString; 2] {
+        match self {
+            Socket::Named(name) => ["-L".into(), name.into()],
+            Socket::Path(path) => ["-S".into(), path.into()],
+        }
+    }
+}
+
+/// A tmux server running in the foreground inside the sandbox.
+struct ContainedServer {
+    /// `bwrap`, killed when dropped (and everything in the sandbox with it).
+    child: tokio::process::Child,
+    /// The server's cgroup, removed when dropped.
+    _guard: tack_sandbox::ContainGuard,
+    /// The mode it was started in, for the record.
+    _mode: SandboxMode,
+}
+
 /// One session's terminal.
 struct Terminal {
-    socket: String,
+    /// The registry key (session id), which names the sockets.
+    key: String,
+    socket: Socket,
+    /// The contained server, when the terminal runs in the sandbox.
+    server: Option<ContainedServer>,
     /// The scrollback at the last capture, to find what is new.
     previous: Option<String>,
 }
 
 impl Terminal {
     async fn tmux(&self, args: &[&str]) -> Result<String, String> {
-        tmux(&self.socket, args).await
+        tmux(&self.socket, self.server.is_some(), args).await
     }
 
+    async fn has_session(&self) -> bool {
+        self.tmux(&["has-session", "-t", PANE_SESSION])
+            .await
+            .is_ok()
+    }
+
+    /// Starts the terminal unless it is running. Returns a note for the model when a running
+    /// terminal had to be replaced.
     async fn ensure_started(
         &mut self,
         workspace: &std::path::Path,
         (width, height): (u16, u16),
-    ) -> Result<(), String> {
-        if self
-            .tmux(&["has-session", "-t", PANE_SESSION])
-            .await
-            .is_ok()
+        sandbox: Option<&SandboxPolicy>,
+    ) -> Result<Option<String>, String> {
+        let policy = sandbox.filter(|p| p.mode != SandboxMode::DangerFullAccess);
+        if let Some(server) = &mut self.server
+            && !matches!(server.child.try_wait(), Ok(None))
         {
-            return Ok(());
+            // The contained server is gone (killed from outside, or it crashed).
+            self.server = None;
+            self.socket = Socket::Named(socket_name(&self.key));
+        }
+        let mut note = None;
+        if policy.is_some() && self.server.is_none() && self.has_session().await {
+            // An uncontained terminal is open, but this call must be contained.
+            let _ = self.tmux(&["kill-server"]).await;
+            if let Socket::Named(name) = &self.socket {
+                let _ = std::fs::remove_file(socket_dir().join(name));
+            }
+            note = Some(
+                "[the terminal was restarted inside the sandbox; what ran in it before is gone]"
+                    .to_string(),
+            );
+        } else if self.has_session().await {
+            return Ok(None);
+        }
+        if let Some(policy) = policy
+            && self.server.is_none()
+        {
+            self.start_contained(policy, workspace).await?;
         }
         static SWEEP: Once = Once::new();
         SWEEP.call_once(|| {
@@ -338,23 +482,37 @@ impl Terminal {
             // The socket file goes first: tmux leaves it behind, and stopping the server also
             // stops this script.
             "while kill -0 {pid} 2>/dev/null; do sleep 2; done; server=$(tmux -L {socket} display-message -p '#{{pid}}'); rm -f '{path}'; kill $server",
-            socket = self.socket,
+            socket = socket_name(&self.key),
             path = socket_dir()
-                .join(&self.socket)
+                .join(socket_name(&self.key))
                 .display()
                 .to_string()
                 .replace('\'', ""),
         );
         #[rustfmt::skip]
-        let args = [
+        let mut args = vec![
             "-f", "/dev/null", "start-server", ";",
             "set-option", "-g", "history-limit", &limit, ";",
             "set-option", "-g", "status", "off", ";",
+            // Nothing of the client's environment reaches the pane (SSH_AUTH_SOCK, DISPLAY…).
+            "set-option", "-g", "update-environment", "", ";",
             "set-option", "-g", "@tack_owner", &pid, ";",
             "new-session", "-d", "-s", PANE_SESSION, "-x", &w, "-y", &h, "-c", &cwd,
-                "env", "PS1=$PWD$ ", "HISTFILE=/dev/null", "bash", "--noprofile", "--norc", "-i", ";",
-            "new-session", "-d", "-s", "watchdog", "sh", "-c", &watchdog,
+                "env", "PS1=$PWD$ ", "HISTFILE=/dev/null", "bash", "--noprofile", "--norc", "-i",
         ];
+        if self.server.is_none() {
+            // A contained server cannot see Tack's pid and dies with Tack anyway.
+            args.extend([
+                ";",
+                "new-session",
+                "-d",
+                "-s",
+                "watchdog",
+                "sh",
+                "-c",
+                &watchdog,
+            ]);
+        }
         self.tmux(&args).await?;
         self.previous = None;
         // Wait for the shell to draw its prompt, so the first capture is the fresh screen.
@@ -368,7 +526,65 @@ impl Terminal {
             tokio::time::sleep(Duration::from_millis(20)).await;
         }
         self.previous = Some(self.scrollback().await?);
-        Ok(())
+        Ok(note)
+    }
+
+    /// Starts this session's tmux server inside the sandbox, in the foreground, and waits for
+    /// its socket.
+    async fn start_contained(
+        &mut self,
+        policy: &SandboxPolicy,
+        workspace: &std::path::Path,
+    ) -> Result<(), String> {
+        let dir = make_contained_socket_dir(&self.key)?;
+        let socket = dir.join(CONTAINED_SOCKET);
+        let _ = std::fs::remove_file(&socket);
+        let mut policy = policy.clone();
+        policy.shared.push(dir);
+        let argv = [
+            "tmux".to_string(),
+            "-D".to_string(),
+            "-S".to_string(),
+            socket.to_string_lossy().into_owned(),
+            "-f".to_string(),
+            "/dev/null".to_string(),
+        ];
+        let contained = tack_sandbox::contain(&policy, &argv, workspace)
+            .map_err(|e| format!("could not start the terminal in the sandbox: {e}"))?;
+        let mut command = tokio::process::Command::from(contained.command);
+        command
+            .env_clear()
+            .envs(super::environment::sandbox_environment())
+            .stdin(std::process::Stdio::null())
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .process_group(0)
+            .kill_on_drop(true);
+        #[cfg(target_os = "linux")]
+        super::shell::die_with_parent(&mut command);
+        let mut child = command.spawn().map_err(|e| match e.kind() {
+            std::io::ErrorKind::NotFound => "bwrap is not installed".to_string(),
+            _ => format!("could not start the sandbox (bwrap): {e}"),
+        })?;
+        for _ in 0..500 {
+            if let Ok(Some(status)) = child.try_wait() {
+                return Err(format!(
+                    "the tmux server in the sandbox exited at once ({status}); is tmux \
+                     installed?"
+                ));
+            }
+            if socket.exists() {
+                self.socket = Socket::Path(socket);
+                self.server = Some(ContainedServer {
+                    child,
+                    _guard: contained.guard,
+                    _mode: policy.mode,
+                });
+                return Ok(());
+            }
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+        Err("the tmux server in the sandbox did not open its socket within 5 s".to_string())
     }
 
     async fn send(&self, keystrokes: &str) -> Result<(), String> {
@@ -429,15 +645,21 @@ pub fn new_content(previous: &str, current: &str) -> Option<String> {
     })
 }
 
-async fn tmux(socket: &str, args: &[&str]) -> Result<String, String> {
+async fn tmux(socket: &Socket, contained: bool, args: &[&str]) -> Result<String, String> {
     let mut command = tokio::process::Command::new("tmux");
-    // The client that starts the server passes its environment on to every shell in it.
-    for name in super::environment::hidden_variables() {
-        command.env_remove(name);
+    if contained {
+        // The server has its own environment; the client needs nothing of Tack's.
+        command
+            .env_clear()
+            .envs(super::environment::sandbox_environment());
+    } else {
+        // The client that starts the server passes its environment on to every shell in it.
+        for name in super::environment::hidden_variables() {
+            command.env_remove(name);
+        }
     }
     let output = command
-        .arg("-L")
-        .arg(socket)
+        .args(socket.args())
         .args(args)
         .env_remove("TMUX")
         .stdin(std::process::Stdio::null())
