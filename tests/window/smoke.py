@@ -55,8 +55,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from scripted_provider import ScriptedProvider  # noqa: E402  (beside this file)
 USER_TEXT = "List the files in the current directory."
 APPROVAL_TEXT = "Make a directory named build."
+ESCALATION_TEXT = "Warm the cache."
+# The scripted provider's call: a script in the workspace that writes outside it. The gate runs
+# `sh warm.sh` under on-request in the workspace-write sandbox (tack policy check says "run"), and
+# the sandbox refuses the write (read-only file system). The folder it writes to is under the
+# repo's target/, not /tmp: the sandbox's /tmp is private, so a write there would not be refused.
+ESCALATION_COMMAND = "sh warm.sh"
 # Seeded sessions, used in turn: the model is sampled, so a turn without a tool call is tried
 # again in a fresh one (one failed attempt in the history makes the next one likelier to fail).
 SEEDED_SESSIONS = 3
@@ -329,7 +337,7 @@ def write_examples(path: Path) -> list[dict]:
     return items
 
 
-def write_config(config_dir: Path, base: str, examples: Path) -> None:
+def write_config(config_dir: Path, base: str, examples: Path, scripted: str) -> None:
     config_dir.mkdir(parents=True, exist_ok=True)
     (config_dir / "config.toml").write_text(
         f"""# Written by tests/window/smoke.py
@@ -349,14 +357,27 @@ harness = "minimal"
 examples = "{examples}"
 tools = ["shell", "read_file", "list_dir"]
 temperature = 0.0
+
+# The escalation step's model: tests/window/scripted_provider.py (one `shell` call, then an
+# answer), so the command is exactly the one the sandbox refuses.
+[[providers]]
+id = "scripted"
+name = "Scripted (escalation test)"
+base_url = "{scripted}"
+wire = "chat"
+model = "scripted"
+harness = "minimal"
+tools = ["shell"]
 """
     )
 
 
-def write_workspace(root: Path) -> None:
+def write_workspace(root: Path, outside: Path) -> None:
     root.mkdir(parents=True)
     (root / "README.md").write_text("# Demo\n\nA folder for Tack's real-window smoke test.\n")
     (root / "hello.txt").write_text("hello\n")
+    # The escalation step's script: it writes `outside` the workspace.
+    (root / "warm.sh").write_text(f"mkdir -p '{outside.parent}' && echo escalated > '{outside}'\n")
     (root / "src").mkdir()
     (root / "src" / "main.rs").write_text('fn main() {\n    println!("hello");\n}\n')
 
@@ -446,7 +467,7 @@ class Shots:
         self.taken: set[str] = set()
         folder.mkdir(parents=True, exist_ok=True)
         # Screenshots of an earlier run must not pass for this run's.
-        for old in folder.glob("0[0-9]-*.png"):
+        for old in folder.glob("[01][0-9]-*.png"):
             old.unlink()
 
     def take(self, wd: WebDriver, name: str) -> None:
@@ -550,6 +571,125 @@ def agent_turn(
     raise Failure(f"the model made no tool call that ran for {text!r} in {attempts} attempts")
 
 
+# The escalation step's tool card (the scripted call's id is fixed): label, notes, sandbox line.
+SCRIPTED_CARD = """
+const frame = document.querySelector('.row-frame[data-row-id="call-call_scripted_1"]');
+const card = frame && frame.querySelector('article.tool-card');
+if (!card) return null;
+const text = (sel) => { const el = card.querySelector(sel); return el ? el.textContent : null; };
+const toggle = card.querySelector('button.tool-toggle');
+return {
+  label: card.getAttribute('aria-label'),
+  open: !!toggle && toggle.getAttribute('aria-expanded') === 'true',
+  refused: text('.tool-sandbox-denial'),
+  decision: text('.tool-decision'),
+  sandbox: text('[data-testid="tool-sandbox"]'),
+  output: text('pre[aria-label="Output"]'),
+};
+"""
+
+
+def select_option(wd: WebDriver, what: str, select_css: str, value: str) -> None:
+    """Picks `value` in a <select> as a user does: a click on the option."""
+    selected = f"const s = document.querySelector({json.dumps(select_css)}); return !!s && s.value === {json.dumps(value)};"
+    wd.click_on(what, css=f"{select_css} option[value={json.dumps(value)}]")
+    try:
+        wd.wait(f"{what} to be selected", lambda: wd.script(selected), timeout=3)
+    except Failure:
+        # Some WebDriver builds don't select an <option> on click: set it as the browser
+        # would (the native setter, then the change event React listens to).
+        wd.script(
+            "const s = document.querySelector(arguments[0]);"
+            "Object.getOwnPropertyDescriptor(HTMLSelectElement.prototype, 'value').set.call(s, arguments[1]);"
+            "s.dispatchEvent(new Event('change', {bubbles: true}));",
+            select_css,
+            value,
+        )
+        wd.wait(f"{what} to be selected", lambda: wd.script(selected))
+
+
+def escalation_step(wd: WebDriver, shots: "Shots", outside: Path) -> str:
+    """A command the sandbox refuses, in a new session on the scripted provider under
+    on-request: the start panel shows the sandbox (08), the header badge says policy and sandbox,
+    the refusal shows on the card and the escalation dialog asks to run it outside (09);
+    approved, the command runs outside (the file exists) and the card says so (10)."""
+    t0 = time.monotonic()
+    wd.click_on("New session", css="button.new-session")
+    wd.wait_for("the start panel", css="form.start-panel")
+    select_option(wd, "the scripted provider", "form.start-panel select", "scripted")
+    wd.click_on("the On request policy", xpath="//label[contains(@class,'policy')][.//span[normalize-space(.)='On request']]")
+    mechanism = wd.wait(
+        "the sandbox mechanism line",
+        lambda: (lambda t: t if t and not t.startswith("Checking") else None)(wd.text(wd.wait_for("the mechanism", css='[data-testid="sandbox-mechanism"]')).strip()),
+    )
+    if not mechanism.startswith("bubblewrap") and not mechanism.startswith("Landlock"):
+        raise Failure(f"the start panel should name this machine's sandbox, it says {mechanism!r}")
+    checked = wd.script("const r = document.querySelector('input[name=\\'sandbox\\']:checked'); return r && r.value;")
+    if checked != "workspace-write":
+        raise Failure(f"workspace-write should be the default sandbox, {checked!r} is checked")
+    network = wd.script("const c = document.querySelector('.sandbox-network input'); return c && c.checked;")
+    if network:
+        raise Failure("the network toggle should start off")
+    shots.take(wd, "08-start-sandbox.png")
+    wd.click_on("Start session", xpath=xpath_text("button", "Start session"))
+    badge = wd.wait(
+        "the header's policy and sandbox badge",
+        lambda: (lambda t: t if "on-request" in t else None)(wd.text(wd.wait_for("the badge", css='[data-testid="session-guard"]'))),
+    )
+    if "on-request · workspace-write sandbox · network off" not in badge:
+        raise Failure(f"the header badge should say the policy and the sandbox, it says {badge!r}")
+    log(f"escalation: start panel {mechanism!r}; header {badge.split(' (')[0]!r}")
+
+    run_turn(wd, ESCALATION_TEXT)
+    title_xpath = "//div[@role='alertdialog']//h2[normalize-space(.)='Run outside the sandbox?']"
+    wd.wait_for("the escalation dialog", xpath=title_xpath, timeout=60)
+    refusal = wd.wait(
+        "the sandbox's refusal in the dialog",
+        lambda: wd.text(wd.wait_for("the refusal", css='[role="alertdialog"] .approval-escalation-denial')).strip(),
+    )
+    if "read-only file system" not in refusal:
+        raise Failure(f"the dialog should say what the sandbox refused, it says {refusal!r}")
+    command = wd.text(wd.wait_for("the command", css='[role="alertdialog"] pre[aria-label="Command"]')).strip()
+    if command != ESCALATION_COMMAND:
+        raise Failure(f"the dialog should show the full command {ESCALATION_COMMAND!r}, it shows {command!r}")
+    where = wd.text(wd.wait_for("where it runs", css='[role="alertdialog"] [data-testid="approval-sandbox"]')).strip()
+    if not where.startswith("Runs WITHOUT a sandbox"):
+        raise Failure(f"the dialog should warn that the command runs without a sandbox, it says {where!r}")
+    if wd.find_all(xpath="//div[@role='alertdialog']//button[contains(., 'Approve for session')]"):
+        raise Failure("an escalation must not offer approval for the session")
+    card = wd.script(SCRIPTED_CARD) or {}
+    if "read-only file system" not in (card.get("refused") or ""):
+        raise Failure(f"the tool card should show the sandbox's refusal while the dialog asks: {card!r}")
+    if outside.exists():
+        raise Failure(f"{outside} exists before the escalation was approved: the sandbox let the write through")
+    run_outside = wd.wait_for("Run outside the sandbox", xpath="//div[@role='alertdialog']//button[contains(., 'Run outside the sandbox')]")
+    wd.wait("the dialog to arm", lambda: wd.enabled(run_outside))
+    time.sleep(1.0)  # the arming bar's last frame
+    shots.take(wd, "09-escalation.png")
+    wd.click(run_outside)
+    wd.wait_gone("the dialog to close", css='[role="alertdialog"]')
+
+    def finished() -> dict | None:
+        card = wd.script(SCRIPTED_CARD)
+        running = wd.find_all(css='button[aria-label="Stop the turn"]')
+        return card if card and not running and card["label"] != "Tool call shell: running" and wd.script(LAST_ANSWER) else None
+
+    card = wd.wait("the command to run outside and the turn to end", finished, timeout=60)
+    if not card["open"]:
+        wd.click_on("the call's card", css='.row-frame[data-row-id="call-call_scripted_1"] button.tool-toggle')
+        card = wd.script(SCRIPTED_CARD)
+    if card["label"] != "Tool call shell: completed":
+        raise Failure(f"the command should have completed outside the sandbox: {card!r}")
+    if (card.get("sandbox") or "") != "ran without a sandbox":
+        raise Failure(f"the card should say the command ran without a sandbox: {card!r}")
+    if "Approved to run again outside the sandbox" not in (card.get("decision") or ""):
+        raise Failure(f"the card should say the user let it out of the sandbox: {card!r}")
+    if not outside.is_file() or outside.read_text().strip() != "escalated":
+        raise Failure(f"the command approved outside the sandbox should have written {outside}")
+    shots.take(wd, "10-escalated.png")
+    return f"refused ({refusal.removeprefix('The sandbox refused:').strip()}), approved outside, wrote {outside.name}; {time.monotonic() - t0:.1f} s"
+
+
 def open_seeded(wd: WebDriver, title: str) -> None:
     item = wd.wait_for(
         f"the seeded session {title!r} in the sidebar",
@@ -566,6 +706,7 @@ def main() -> int:
     parser.add_argument("--driver", choices=["webkit", "tauri-driver"], default=os.environ.get("TACK_WINDOW_DRIVER", "webkit"))
     parser.add_argument("--seeded-sessions", action="store_true", help="open sessions seeded with the examples instead of starting a new one (the examples then come from the session log)")
     parser.add_argument("--keep", action="store_true", help="keep the temp folder (config, sessions, logs)")
+    parser.add_argument("--escalation-only", action="store_true", help="only the sandbox escalation step (scripted provider; no local model needed)")
     args = parser.parse_args()
 
     app = Path(args.app).resolve()
@@ -580,7 +721,7 @@ def main() -> int:
         raise Skip("tauri-driver not found (cargo install tauri-driver --version 2.1.0 --locked)")
     if not app.is_file() or not os.access(app, os.X_OK):
         raise Skip(f"no app binary at {app} (cargo build -p tack-app --features custom-protocol)")
-    if not model_is_up(base):
+    if not args.escalation_only and not model_is_up(base):
         raise Skip(f"no local model at {base} (scripts/local-llm.sh ensure, or set TACK_LOCAL_LLM_URL)")
 
     shots = Shots(Path(args.screenshots))
@@ -588,11 +729,16 @@ def main() -> int:
     started = Started()
     wd: WebDriver | None = None
     ok = False
+    scripted = ScriptedProvider(ESCALATION_COMMAND).start()
+    # Outside the workspace and outside /tmp (private in the sandbox), removed at the end.
+    outside_root = REPO / "target" / "window-smoke" / f"escalation-{os.getpid()}"
+    outside = outside_root / "outside" / "warm.txt"
     try:
         home, config_dir, workspace = tmp / "home", tmp / "config", tmp / "workspace"
         examples = write_examples(tmp / "examples.jsonl")
-        write_config(config_dir, base, tmp / "examples.jsonl")
-        write_workspace(workspace)
+        write_config(config_dir, base, tmp / "examples.jsonl", scripted.base_url)
+        write_workspace(workspace, outside)
+        outside_root.mkdir(parents=True, exist_ok=True)
         sessions: list[str] = []
         if args.seeded_sessions:
             for n in range(1, SEEDED_SESSIONS + 1):
@@ -664,6 +810,14 @@ def main() -> int:
         shots.take(wd, "01-start.png")
         approvals: list[tuple[str, str]] = []
 
+        if args.escalation_only:
+            escalation = escalation_step(wd, shots, outside)
+            print()
+            print(f"cold start to interactive window: {cold_ms:.0f} ms")
+            print(f"escalation: {escalation}")
+            ok = True
+            return 0
+
         # --- 02/03: the turn (and 06/07 if the model's call asks for approval)
         if not args.seeded_sessions:
             wd.click_on("Start session", xpath=xpath_text("button", "Start session"))
@@ -719,10 +873,14 @@ def main() -> int:
                 raise Failure("the approved `mkdir build` completed but the folder is not there")
         approval = f"asked for `{approvals[0][0]}`, approved, then {approvals[0][1]!r}" if approvals else "no dialog this run (see above)"
 
+        # --- 08/09/10: a command the sandbox refuses, escalated and approved outside
+        escalation = escalation_step(wd, shots, outside)
+
         print()
         print(f"cold start to interactive window: {cold_ms:.0f} ms")
         print(f"idle RSS after start: {idle_start_kib / 1024:.0f} MB; after a turn: {idle_kib / 1024:.0f} MB ({', '.join(parts)})")
         print(f"approval: {approval}")
+        print(f"escalation: {escalation}")
         ok = True
         return 0
     except (Failure, WebDriverError):
@@ -742,6 +900,8 @@ def main() -> int:
                 log(f"closing the WebDriver session: {e}")
             wd.conn.close()
         started.stop_all()
+        scripted.stop()
+        shutil.rmtree(outside_root, ignore_errors=True)
         if ok and not args.keep:
             shutil.rmtree(tmp, ignore_errors=True)
         else:
