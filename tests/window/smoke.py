@@ -372,12 +372,10 @@ tools = ["shell"]
     )
 
 
-def write_workspace(root: Path, outside: Path) -> None:
+def write_workspace(root: Path) -> None:
     root.mkdir(parents=True)
     (root / "README.md").write_text("# Demo\n\nA folder for Tack's real-window smoke test.\n")
     (root / "hello.txt").write_text("hello\n")
-    # The escalation step's script: it writes `outside` the workspace.
-    (root / "warm.sh").write_text(f"mkdir -p '{outside.parent}' && echo escalated > '{outside}'\n")
     (root / "src").mkdir()
     (root / "src" / "main.rs").write_text('fn main() {\n    println!("hello");\n}\n')
 
@@ -608,12 +606,15 @@ def select_option(wd: WebDriver, what: str, select_css: str, value: str) -> None
         wd.wait(f"{what} to be selected", lambda: wd.script(selected))
 
 
-def escalation_step(wd: WebDriver, shots: "Shots", outside: Path) -> str:
+def escalation_step(wd: WebDriver, shots: "Shots", workspace: Path, outside: Path) -> str:
     """A command the sandbox refuses, in a new session on the scripted provider under
     on-request: the start panel shows the sandbox (08), the header badge says policy and sandbox,
     the refusal shows on the card and the escalation dialog asks to run it outside (09);
     approved, the command runs outside (the file exists) and the card says so (10)."""
     t0 = time.monotonic()
+    # The script the scripted call runs, written only now: the earlier steps' `ls` (and so the
+    # local model's answer at temperature 0) see the workspace they always saw.
+    (workspace / "warm.sh").write_text(f"mkdir -p '{outside.parent}' && echo escalated > '{outside}'\n")
     wd.click_on("New session", css="button.new-session")
     wd.wait_for("the start panel", css="form.start-panel")
     select_option(wd, "the scripted provider", "form.start-panel select", "scripted")
@@ -737,7 +738,7 @@ def main() -> int:
         home, config_dir, workspace = tmp / "home", tmp / "config", tmp / "workspace"
         examples = write_examples(tmp / "examples.jsonl")
         write_config(config_dir, base, tmp / "examples.jsonl", scripted.base_url)
-        write_workspace(workspace, outside)
+        write_workspace(workspace)
         outside_root.mkdir(parents=True, exist_ok=True)
         sessions: list[str] = []
         if args.seeded_sessions:
@@ -811,7 +812,7 @@ def main() -> int:
         approvals: list[tuple[str, str]] = []
 
         if args.escalation_only:
-            escalation = escalation_step(wd, shots, outside)
+            escalation = escalation_step(wd, shots, workspace, outside)
             print()
             print(f"cold start to interactive window: {cold_ms:.0f} ms")
             print(f"escalation: {escalation}")
@@ -874,7 +875,7 @@ def main() -> int:
         approval = f"asked for `{approvals[0][0]}`, approved, then {approvals[0][1]!r}" if approvals else "no dialog this run (see above)"
 
         # --- 08/09/10: a command the sandbox refuses, escalated and approved outside
-        escalation = escalation_step(wd, shots, outside)
+        escalation = escalation_step(wd, shots, workspace, outside)
 
         print()
         print(f"cold start to interactive window: {cold_ms:.0f} ms")
