@@ -157,3 +157,68 @@ async fn an_uncontained_terminal_is_restarted_in_the_sandbox() {
     assert!(!ws.join("g").exists());
     close_session_terminals(&open.session_id);
 }
+
+#[tokio::test]
+async fn a_swapped_socket_never_reaches_an_outside_server() {
+    if !sandbox_works() {
+        return;
+    }
+    let parent = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
+    let ws = parent.path().join("ws");
+    std::fs::create_dir_all(&ws).unwrap();
+    let marker = parent.path().join("reached-outside");
+    // An uncontained tmux server of the user's, with a shell in a session called `main`.
+    let victim = format!("tack-victim-{}", std::process::id());
+    let started = std::process::Command::new("tmux")
+        .args([
+            "-L",
+            &victim,
+            "-f",
+            "/dev/null",
+            "new-session",
+            "-d",
+            "-s",
+            "main",
+        ])
+        .env_remove("TMUX")
+        .status()
+        .unwrap();
+    assert!(started.success());
+    let victim_socket = String::from_utf8(
+        std::process::Command::new("tmux")
+            .args(["-L", &victim, "display-message", "-p", "#{socket_path}"])
+            .output()
+            .unwrap()
+            .stdout,
+    )
+    .unwrap()
+    .trim()
+    .to_string();
+
+    let ctx = ctx(&ws, "swap", Some(SandboxMode::WorkspaceWrite));
+    // The shell in the terminal replaces its own server's socket with a link to the victim's.
+    let out = keys(
+        &ctx,
+        &format!(
+            "s=${{TMUX%%,*}}; rm -f \"$s\" && ln -s {victim_socket} \"$s\" && echo swa''pped\n"
+        ),
+    )
+    .await;
+    // Its own server is unreachable now: the call may fail or show the last screen.
+    let _ = out;
+    // Whatever Tack types next must not land in the victim's shell.
+    let out = keys(&ctx, &format!("touch {}\n", marker.display())).await;
+    // A fresh contained shell took the keystrokes (and refused the write).
+    let seen = seen_until(&ctx, &out, "Read-only file system").await;
+    assert!(seen.contains("touch"), "{seen}");
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    let _ = std::process::Command::new("tmux")
+        .args(["-L", &victim, "kill-server"])
+        .status();
+    close_session_terminals(&ctx.session_id);
+    assert!(
+        !marker.exists(),
+        "keystrokes reached the outside server: {}",
+        out.text
+    );
+}

@@ -36,12 +36,16 @@
 //!   first call, which stays fixed for the terminal's life (a later call's own policy does not
 //!   change it: an escalated call still types into the contained shell). Its socket lives in a
 //!   folder of its own (`$TMPDIR/tack-tmux-<uid>/<socket name>/tmux.sock`, mode 0700), the
-//!   only folder shared with the sandbox, and Tack drives it from outside with the ordinary
-//!   tmux client; tmux's own socket folder (the user's servers, other sessions' terminals)
-//!   stays out of reach. No watchdog is needed there: the server dies with Tack (`bwrap` gets
-//!   `PR_SET_PDEATHSIG`, and everything in the sandbox dies with `bwrap`). A terminal opened
-//!   uncontained is restarted contained (its state lost, and the output says so) when a call
-//!   arrives with a sandbox.
+//!   only folder shared with the sandbox; tmux's own socket folder (the user's servers, other
+//!   sessions' terminals) stays out of reach. Tack drives the server with the ordinary tmux
+//!   client, but runs each client in a read-only sandbox of its own that shares only that
+//!   folder: the terminal's shell can replace the socket with a link to another server, and
+//!   a client outside would follow it. A server that lost its shell or socket is replaced,
+//!   contained as before, never revived from outside. No watchdog is needed there: the
+//!   server dies with Tack (`bwrap` gets `PR_SET_PDEATHSIG`, and everything in the sandbox
+//!   dies with `bwrap`), and [`close_session_terminals`] kills the sandbox rather than asking
+//!   the socket. A terminal opened uncontained is restarted contained (its state lost, and
+//!   the output says so) when a call arrives with a sandbox.
 //! - **Approval.** A call that types something is an `Exec` action whose command is the
 //!   keystrokes (one command per line), so the approval gate judges typed shell commands like
 //!   any other command line; a call with no keystrokes only reads the screen and needs no
@@ -258,32 +262,29 @@ impl PreparedCall for PreparedTerminal {
 pub fn close_session_terminals(session_id: &str) {
     let key = session_key(session_id);
     let removed = lock(&TERMINALS).remove(&key);
-    // The server may exist without a registry entry (e.g. started before a restart of the
-    // registry's owner); kill by socket name either way.
+    // A contained server is stopped by killing its sandbox, never through its socket (which
+    // the terminal's shell could have swapped). If a call holds the terminal right now, the
+    // server goes when that call lets go of it (the child is killed on drop).
+    if let Some(terminal) = &removed
+        && let Ok(mut terminal) = terminal.try_lock()
+        && let Some(mut server) = terminal.server.take()
+    {
+        let _ = server.child.start_kill();
+    }
     drop(removed);
+    // An uncontained server may exist without a registry entry (e.g. started before a
+    // restart of the registry's owner); kill by socket name either way.
     let socket = socket_name(&key);
-    let contained = contained_socket_dir(&key);
-    let contained_socket = contained.join(CONTAINED_SOCKET);
-    let mut stops = vec![vec!["-L".to_string(), socket.clone()]];
-    if contained_socket.exists() {
-        stops.push(vec![
-            "-S".to_string(),
-            contained_socket.to_string_lossy().into_owned(),
-        ]);
-    }
-    for target in stops {
-        let _ = std::process::Command::new("tmux")
-            .args(target)
-            .arg("kill-server")
-            .env_remove("TMUX")
-            .stdin(std::process::Stdio::null())
-            .stdout(std::process::Stdio::null())
-            .stderr(std::process::Stdio::null())
-            .status();
-    }
+    let _ = std::process::Command::new("tmux")
+        .args(["-L", &socket, "kill-server"])
+        .env_remove("TMUX")
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .status();
     // tmux leaves its socket file behind when the server is killed.
     let _ = std::fs::remove_file(socket_dir().join(&socket));
-    let _ = std::fs::remove_dir_all(&contained);
+    let _ = std::fs::remove_dir_all(contained_socket_dir(&key));
 }
 
 /// The socket file's name inside a contained terminal's own folder.
@@ -404,8 +405,15 @@ struct ContainedServer {
     child: tokio::process::Child,
     /// The server's cgroup, removed when dropped.
     _guard: tack_sandbox::ContainGuard,
-    /// The mode it was started in, for the record.
-    _mode: SandboxMode,
+    /// The policy it runs under; a replacement server gets the same.
+    policy: SandboxPolicy,
+    /// Where tmux clients run: a read-only sandbox that shares only the socket's folder.
+    /// The folder is writable from inside the terminal, so its socket may have been swapped
+    /// for a link to some other server (the user's own tmux); a client inside a sandbox
+    /// cannot reach any socket the terminal's shell could not reach itself.
+    client: SandboxPolicy,
+    /// The workspace, where clients start.
+    cwd: PathBuf,
 }
 
 /// One session's terminal.
@@ -421,7 +429,10 @@ struct Terminal {
 
 impl Terminal {
     async fn tmux(&self, args: &[&str]) -> Result<String, String> {
-        tmux(&self.socket, self.server.is_some(), args).await
+        match (&self.server, &self.socket) {
+            (Some(server), Socket::Path(socket)) => tmux_contained(server, socket, args).await,
+            _ => tmux(&self.socket, args).await,
+        }
     }
 
     async fn has_session(&self) -> bool {
@@ -438,31 +449,39 @@ impl Terminal {
         (width, height): (u16, u16),
         sandbox: Option<&SandboxPolicy>,
     ) -> Result<Option<String>, String> {
-        let policy = sandbox.filter(|p| p.mode != SandboxMode::DangerFullAccess);
-        if let Some(server) = &mut self.server
-            && !matches!(server.child.try_wait(), Ok(None))
-        {
-            // The contained server is gone (killed from outside, or it crashed).
-            self.server = None;
-            self.socket = Socket::Named(socket_name(&self.key));
-        }
+        let mut policy = sandbox
+            .filter(|p| p.mode != SandboxMode::DangerFullAccess)
+            .cloned();
         let mut note = None;
-        if policy.is_some() && self.server.is_none() && self.has_session().await {
+        if let Some(server) = &mut self.server {
+            let alive = matches!(server.child.try_wait(), Ok(None));
+            if alive && self.has_session().await {
+                return Ok(None);
+            }
+            // Gone, or its shell ended (or its socket went): replaced whole, never revived
+            // from outside, and contained as before.
+            if let Some(old) = self.server.take() {
+                policy = policy.or(Some(old.policy.clone()));
+            }
+            note = Some(
+                "[the terminal had stopped (its shell or tmux server was gone); this is a new \
+                 one]"
+                    .to_string(),
+            );
+            self.socket = Socket::Named(socket_name(&self.key));
+        } else if self.has_session().await {
+            if policy.is_none() {
+                return Ok(None);
+            }
             // An uncontained terminal is open, but this call must be contained.
             let _ = self.tmux(&["kill-server"]).await;
-            if let Socket::Named(name) = &self.socket {
-                let _ = std::fs::remove_file(socket_dir().join(name));
-            }
+            let _ = std::fs::remove_file(socket_dir().join(socket_name(&self.key)));
             note = Some(
                 "[the terminal was restarted inside the sandbox; what ran in it before is gone]"
                     .to_string(),
             );
-        } else if self.has_session().await {
-            return Ok(None);
         }
-        if let Some(policy) = policy
-            && self.server.is_none()
-        {
+        if let Some(policy) = &policy {
             self.start_contained(policy, workspace).await?;
         }
         static SWEEP: Once = Once::new();
@@ -540,7 +559,10 @@ impl Terminal {
         let socket = dir.join(CONTAINED_SOCKET);
         let _ = std::fs::remove_file(&socket);
         let mut policy = policy.clone();
-        policy.shared.push(dir);
+        policy.shared.push(dir.clone());
+        let mut client = SandboxPolicy::new(SandboxMode::ReadOnly, workspace);
+        client.shared.push(dir);
+        client.max_processes = Some(16);
         let argv = [
             "tmux".to_string(),
             "-D".to_string(),
@@ -578,7 +600,9 @@ impl Terminal {
                 self.server = Some(ContainedServer {
                     child,
                     _guard: contained.guard,
-                    _mode: policy.mode,
+                    policy,
+                    client,
+                    cwd: workspace.to_path_buf(),
                 });
                 return Ok(());
             }
@@ -645,18 +669,37 @@ pub fn new_content(previous: &str, current: &str) -> Option<String> {
     })
 }
 
-async fn tmux(socket: &Socket, contained: bool, args: &[&str]) -> Result<String, String> {
+/// Runs a tmux client inside the client sandbox of a contained server.
+async fn tmux_contained(
+    server: &ContainedServer,
+    socket: &std::path::Path,
+    args: &[&str],
+) -> Result<String, String> {
+    let argv: Vec<String> = ["tmux", "-S"]
+        .into_iter()
+        .map(str::to_string)
+        .chain([socket.to_string_lossy().into_owned()])
+        .chain(args.iter().map(|a| a.to_string()))
+        .collect();
+    let contained = tack_sandbox::contain(&server.client, &argv, &server.cwd)
+        .map_err(|e| format!("could not reach the terminal in the sandbox: {e}"))?;
+    let mut command = tokio::process::Command::from(contained.command);
+    let output = command
+        .env_clear()
+        .envs(super::environment::sandbox_environment())
+        .stdin(std::process::Stdio::null())
+        .kill_on_drop(true)
+        .output()
+        .await;
+    drop(contained.guard);
+    tmux_result(args, output)
+}
+
+async fn tmux(socket: &Socket, args: &[&str]) -> Result<String, String> {
     let mut command = tokio::process::Command::new("tmux");
-    if contained {
-        // The server has its own environment; the client needs nothing of Tack's.
-        command
-            .env_clear()
-            .envs(super::environment::sandbox_environment());
-    } else {
-        // The client that starts the server passes its environment on to every shell in it.
-        for name in super::environment::hidden_variables() {
-            command.env_remove(name);
-        }
+    // The client that starts the server passes its environment on to every shell in it.
+    for name in super::environment::hidden_variables() {
+        command.env_remove(name);
     }
     let output = command
         .args(socket.args())
@@ -665,8 +708,15 @@ async fn tmux(socket: &Socket, contained: bool, args: &[&str]) -> Result<String,
         .stdin(std::process::Stdio::null())
         .kill_on_drop(true)
         .output()
-        .await
-        .map_err(|e| match e.kind() {
+        .await;
+    tmux_result(args, output)
+}
+
+fn tmux_result(
+    args: &[&str],
+    output: std::io::Result<std::process::Output>,
+) -> Result<String, String> {
+    let output = output.map_err(|e| match e.kind() {
             std::io::ErrorKind::NotFound => "tmux is not installed; install it (e.g. `apt-get install tmux` or `brew install tmux`) to use the terminal".to_string(),
             _ => format!("could not run tmux: {e}"),
         })?;
