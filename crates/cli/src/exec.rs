@@ -26,6 +26,10 @@ pub(crate) struct ExecArgs {
     pub provider: ProviderArgs,
     pub wire: Option<Wire>,
     pub approval: Option<ApprovalPolicy>,
+    /// Sandbox mode for commands (`None`: the config's, else workspace-write).
+    pub sandbox: Option<tack_protocol::SandboxMode>,
+    /// Network for sandboxed commands (`None`: the config's, else off).
+    pub network: Option<bool>,
     pub cwd: PathBuf,
     pub resume: Option<String>,
     pub seed: Option<PathBuf>,
@@ -61,6 +65,8 @@ pub(crate) async fn run(args: ExecArgs) -> Result<ExitCode, String> {
         harness: args.provider.harness.clone(),
         wire: args.wire,
         approval: args.approval,
+        sandbox: args.sandbox,
+        network: args.network,
         api_key_env: args.provider.api_key_env.clone(),
         instructions: args.instructions.clone(),
     };
@@ -75,6 +81,8 @@ pub(crate) async fn run(args: ExecArgs) -> Result<ExitCode, String> {
         req.model.get_or_insert_with(|| s.model.clone());
         req.harness.get_or_insert_with(|| s.harness.clone());
         req.approval.get_or_insert(s.approval);
+        req.sandbox.get_or_insert(s.sandbox.mode);
+        req.network.get_or_insert(s.sandbox.network);
         if req.wire.is_none() && req.provider.as_deref() == Some(logged_provider.as_str()) {
             req.wire = Some(s.wire);
         }
@@ -130,6 +138,16 @@ pub(crate) async fn run(args: ExecArgs) -> Result<ExitCode, String> {
         "tack: session {} ({})",
         session.id(),
         session.log_path().display()
+    );
+    // Which containment commands get, before anything runs (also in the first event,
+    // `session_configured`, as `settings.sandbox`).
+    let sandbox = session.settings().sandbox;
+    eprintln!(
+        "tack: sandbox: {} ({}, network {}) · approval: {}",
+        sandbox.mode,
+        sandbox.summary,
+        if sandbox.network { "on" } else { "off" },
+        session.settings().approval
     );
 
     if let Some(seed) = &args.seed {
@@ -312,20 +330,44 @@ fn show(text: &str) {
 }
 
 fn ask_on_terminal(request: &ApprovalRequest) -> ApprovalDecision {
+    // Everything the model had a hand in (command, paths, diff, reason) goes through
+    // `visible`: an escape sequence in a command would otherwise redraw this very prompt.
     let mut prompt = format!(
         "\n── approval needed ({:?} risk): {}\n",
-        request.risk, request.reason
+        request.risk,
+        shown(&request.reason, "   ")
     );
     match &request.action {
         ApprovalAction::Exec { command, cwd } => {
-            prompt.push_str(&format!("   in {cwd}\n   $ {command}\n"));
+            prompt.push_str(&format!(
+                "   in {}\n   $ {}\n",
+                shown(cwd, "     "),
+                shown(command, "     ")
+            ));
         }
         ApprovalAction::FileWrite { paths, diff } => {
-            prompt.push_str(&format!("   write {}\n{diff}\n", paths.join(", ")));
+            let paths: Vec<String> = paths.iter().map(|p| shown(p, "     ")).collect();
+            prompt.push_str(&format!(
+                "   write {}\n{}\n",
+                paths.join(", "),
+                shown_diff(diff)
+            ));
         }
     }
-    prompt
-        .push_str("   [y] approve once  [a] approve for this session  [n] deny  [q] abort turn > ");
+    // Where it runs once approved: the answer means something different inside and out.
+    prompt.push_str(&match (&request.escalation, request.sandbox) {
+        (Some(refused), _) => format!(
+            "   the sandbox refused: {}\n   approving runs it again WITHOUT a sandbox\n",
+            shown(refused, "     ")
+        ),
+        (None, Some(mode)) => format!("   runs in the {mode} sandbox\n"),
+        (None, None) => "   runs WITHOUT a sandbox\n".to_string(),
+    });
+    prompt.push_str(if request.offer_session {
+        "   [y] approve once  [a] approve for this session  [n] deny  [q] abort turn > "
+    } else {
+        "   [y] approve once  [n] deny  [q] abort turn > "
+    });
     show(&prompt);
     // Only a clear answer decides: anything else ("Yes!", a stray Enter) asks again, so a
     // typo neither runs the command nor denies it.
@@ -346,8 +388,11 @@ fn ask_on_terminal(request: &ApprovalRequest) -> ApprovalDecision {
             }
         }
         match parse_answer(&line) {
+            // High-risk actions are not offered "for this session": `a` is no answer then.
+            Some('a') if !request.offer_session => show("   answer y, n or q > "),
             Some(answer) => break answer,
-            None => show("   answer y, a, n or q > "),
+            None if request.offer_session => show("   answer y, a, n or q > "),
+            None => show("   answer y, n or q > "),
         }
     };
     match answer {
@@ -363,6 +408,22 @@ fn ask_on_terminal(request: &ApprovalRequest) -> ApprovalDecision {
             }
         }
     }
+}
+
+/// `text` as [`tack_protocol::visible`] shows it, with the lines after the first indented by
+/// `indent` so a multi-line command stays inside its block instead of passing for prompt text.
+fn shown(text: &str, indent: &str) -> String {
+    tack_protocol::visible(text).replace('\n', &format!("\n{indent}"))
+}
+
+/// A diff line by line through [`tack_protocol::visible`]: its own line breaks stay line
+/// breaks (they are the diff's structure), everything else in a line is shown, not
+/// interpreted.
+fn shown_diff(diff: &str) -> String {
+    diff.split('\n')
+        .map(tack_protocol::visible)
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
 /// The approval prompt's answer in `line`: `y`/`yes`, `a`/`always`, `n`/`no`, `q`/`quit`/
@@ -391,15 +452,15 @@ fn ask_questions(
 ) -> Option<Vec<tack_protocol::QuestionAnswer>> {
     let mut answers = Vec::new();
     for q in questions {
-        let mut prompt = format!("\n── question: {}\n", q.question);
+        let mut prompt = format!("\n── question: {}\n", shown(&q.question, "   "));
         for (i, o) in q.options.iter().enumerate() {
             prompt.push_str(&format!(
                 "   {}. {}{}\n",
                 i + 1,
-                o.label,
+                shown(&o.label, "      "),
                 o.description
                     .as_deref()
-                    .map(|d| format!(" — {d}"))
+                    .map(|d| format!(" — {}", shown(d, "      ")))
                     .unwrap_or_default()
             ));
         }

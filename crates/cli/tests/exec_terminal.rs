@@ -35,6 +35,11 @@ struct OnTerminal {
 
 impl OnTerminal {
     fn start(env: &Env, task: &str) -> OnTerminal {
+        Self::start_with(env, &[], task)
+    }
+
+    /// [`OnTerminal::start`] with more `tack exec` arguments.
+    fn start_with(env: &Env, args: &[&str], task: &str) -> OnTerminal {
         let master = rustix::pty::openpt(OpenptFlags::RDWR | OpenptFlags::NOCTTY).unwrap();
         rustix::pty::grantpt(&master).unwrap();
         rustix::pty::unlockpt(&master).unwrap();
@@ -53,6 +58,7 @@ impl OnTerminal {
             .arg(env!("CARGO_BIN_EXE_tack"))
             .args(["exec", "--cwd"])
             .arg(&env.workspace)
+            .args(args)
             .arg(task)
             .stdin(slave.try_clone().unwrap())
             .stderr(slave)
@@ -89,8 +95,12 @@ impl OnTerminal {
     }
 
     fn wait_for_prompt(&self) {
+        self.wait_for_text(PROMPT);
+    }
+
+    fn wait_for_text(&self, text: &str) {
         let deadline = Instant::now() + PATIENCE;
-        while !self.screen().contains(PROMPT) {
+        while !self.screen().contains(text) {
             assert!(
                 Instant::now() < deadline,
                 "no approval prompt; the terminal shows:\n{}",
@@ -221,4 +231,130 @@ fn an_unclear_answer_asks_again_and_decides_nothing() {
     let second = provider.requests()[1].body_json().unwrap();
     let results = support::tool_messages(&second);
     assert!(results[0].1.contains("not now"), "{results:?}");
+}
+
+/// A command the classifier lets run under `on-request` (a workspace script) but that writes
+/// outside the workspace: the sandbox refuses the write, and Tack asks to run it again
+/// outside, saying what was refused.
+fn escalation_provider() -> ReplayProvider {
+    ReplayProvider::start([
+        ScriptedResponse::sse(tool_call(
+            "call_py",
+            "shell",
+            &json!({"command": "python3 write_outside.py"}),
+        )),
+        ScriptedResponse::sse(answer("done", "Done.")),
+    ])
+}
+
+/// A file outside the workspace and outside `/tmp` (the sandbox's `/tmp` is private, so a
+/// write there succeeds and vanishes instead of being refused), removed when the test ends.
+struct Outside(PathBuf);
+
+impl Drop for Outside {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.0);
+    }
+}
+
+impl std::ops::Deref for Outside {
+    type Target = PathBuf;
+    fn deref(&self) -> &PathBuf {
+        &self.0
+    }
+}
+
+fn write_outside_script(env: &Env) -> Outside {
+    let name = env.root.path().file_name().unwrap().to_string_lossy().to_string();
+    let outside = Outside(PathBuf::from(format!("/var/tmp/tack-escalation-{name}.txt")));
+    std::fs::write(
+        env.workspace.join("write_outside.py"),
+        format!(
+            "open({:?}, 'w').write('escaped')\n",
+            outside.display().to_string()
+        ),
+    )
+    .unwrap();
+    outside
+}
+
+#[test]
+fn a_sandbox_refusal_asks_to_run_again_outside_and_approval_runs_it() {
+    if !bwrap_works() {
+        return;
+    }
+    let provider = escalation_provider();
+    let env = Env::new(&provider.url("/v1"));
+    let outside = write_outside_script(&env);
+    let mut term = OnTerminal::start_with(&env, &["--approval", "on-request"], "write the file");
+    term.wait_for_prompt();
+    let screen = term.screen();
+    assert!(screen.contains("the sandbox refused"), "{screen}");
+    assert!(screen.contains("WITHOUT a sandbox"), "{screen}");
+    assert!(
+        !screen.contains("[a] approve for this session"),
+        "an escalation is not approved for the session: {screen}"
+    );
+    assert!(!outside.exists(), "the sandboxed run wrote nothing outside");
+    term.type_keys(b"y\n");
+    let run = term.finish(&env);
+    assert_eq!(run.status, 0, "{}", run.stderr);
+    assert_eq!(std::fs::read_to_string(&*outside).unwrap(), "escaped");
+    let requests = run.of("approval_requested");
+    assert_eq!(requests.len(), 1, "asked once, after the refusal");
+    assert!(requests[0]["request"]["escalation"].is_string());
+    assert!(requests[0]["request"]["sandbox"].is_null());
+    let out = &run.items("tool_output")[0]["output"];
+    assert!(
+        out["details"]["sandbox"].is_null(),
+        "the second run was outside: {out}"
+    );
+}
+
+#[test]
+fn a_sandbox_refusal_denied_keeps_the_failure_and_its_reason() {
+    if !bwrap_works() {
+        return;
+    }
+    let provider = escalation_provider();
+    let env = Env::new(&provider.url("/v1"));
+    let outside = write_outside_script(&env);
+    let mut term = OnTerminal::start_with(&env, &["--approval", "on-request"], "write the file");
+    term.wait_for_prompt();
+    term.type_keys(b"n\n");
+    term.wait_for_text("reason (optional) > ");
+    term.type_keys(b"\n");
+    let run = term.finish(&env);
+    assert_eq!(run.status, 0, "{}", run.stderr);
+    assert!(!outside.exists());
+    let out = &run.items("tool_output")[0]["output"];
+    assert_eq!(out["details"]["sandbox"], "workspace-write", "{out}");
+    assert!(out["details"]["sandbox_denial"].is_string(), "{out}");
+    assert!(
+        out["text"].as_str().unwrap().contains("sandbox"),
+        "the model reads why it failed: {out}"
+    );
+}
+
+/// Whether bubblewrap works here; CI has it, so there its absence fails instead of skipping.
+fn bwrap_works() -> bool {
+    let ok = std::process::Command::new("bwrap")
+        .args([
+            "--ro-bind",
+            "/",
+            "/",
+            "--unshare-user",
+            "--unshare-pid",
+            "true",
+        ])
+        .status()
+        .is_ok_and(|s| s.success());
+    if !ok {
+        assert!(
+            std::env::var("CI").as_deref() != Ok("true"),
+            "bubblewrap does not work here, and CI must have it"
+        );
+        eprintln!("skipped: bubblewrap does not work on this machine");
+    }
+    ok
 }
