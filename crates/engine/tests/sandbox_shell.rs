@@ -169,6 +169,40 @@ async fn a_timed_out_contained_command_leaves_nothing_running() {
 }
 
 #[tokio::test]
+async fn a_fork_loop_is_bounded_and_stopped_at_the_timeout() {
+    if !sandbox_works() {
+        return;
+    }
+    let (_parent, ws, _out) = dirs();
+    let ctx = ctx(&ws, SandboxMode::WorkspaceWrite);
+    let started = std::time::Instant::now();
+    let out = run(
+        &ctx,
+        json!({"command": "while :; do sleep 100.717 & done", "timeout_ms": 3000}),
+    )
+    .await;
+    assert_eq!(out.status, ToolStatus::TimedOut, "{}", out.text);
+    assert!(started.elapsed() < Duration::from_secs(15));
+    if tack_sandbox::probe().process_limit != tack_sandbox::ProcessLimit::Unenforced {
+        // bash reports the refused fork (and retries until the timeout).
+        assert!(
+            out.text.contains("Resource temporarily unavailable"),
+            "{}",
+            out.text
+        );
+    }
+    let mut alive = true;
+    for _ in 0..300 {
+        alive = running_with_arg("100.717");
+        if !alive {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    assert!(!alive, "the fork loop survived the timeout");
+}
+
+#[tokio::test]
 async fn an_interrupted_contained_command_leaves_nothing_running() {
     if !sandbox_works() {
         return;

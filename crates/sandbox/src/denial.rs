@@ -17,6 +17,9 @@ const NOT_ALLOWED: &[&str] = &["permission denied", "operation not permitted"];
 const NO_NETWORK: &[&str] = &[
     "network is unreachable",
     "could not resolve host",
+    "unable to resolve host",
+    "failed to resolve",
+    "resolving timed out",
     "temporary failure in name resolution",
     "name or service not known",
     "no address associated with hostname",

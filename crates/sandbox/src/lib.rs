@@ -32,6 +32,9 @@
 //!   [`SandboxPolicy::network`]: no outside address, no DNS, and not the host's loopback
 //!   services either; abstract Unix sockets (some D-Bus and X11 setups) are per network
 //!   namespace, so they are unreachable too.
+//! - **Host services behind well-known sockets**: the Docker, containerd and Podman sockets
+//!   (root on the host for whoever may connect), the D-Bus system bus and snapd are covered
+//!   by an empty file, since connecting to a Unix socket needs no write access.
 //! - **Limits.** At most [`SandboxPolicy::max_processes`] processes (512 by default) and
 //!   [`SandboxPolicy::max_memory_bytes`] of address space per process (4 GiB). The process
 //!   limit is `RLIMIT_NPROC`, set *inside* the new user namespace (so the count starts at
@@ -53,6 +56,11 @@
 //!   the workspace (or a nested one) and give it hooks, which run when someone later uses git
 //!   there outside the sandbox. Only `.git` folders that exist when the command starts are
 //!   protected.
+//! - **Other Unix sockets on the file system** stay reachable (a read-only mount does not
+//!   stop `connect`): for example SSH connection-sharing sockets (`ControlPath`, often under
+//!   `~/.ssh`), which run commands on remote hosts without the network namespace mattering,
+//!   or a service's socket in an unusual place. Hide such folders with
+//!   [`SandboxPolicy::hidden`].
 //! - **With the network on**, everything the network reaches: the host's loopback services
 //!   and abstract Unix sockets included.
 //! - **Kernel attack surface.** No seccomp filter is installed; a kernel bug reachable from
@@ -336,7 +344,7 @@ fn bwrap_args(policy: &SandboxPolicy, cwd: &Path) -> Result<Vec<OsString>, Sandb
     for dir in dirs {
         push_one(&mut args, "--tmpfs", &dir);
     }
-    for socket in sockets {
+    for socket in sockets.iter().chain(&host_sockets()) {
         args.push("--ro-bind".into());
         args.push("/dev/null".into());
         args.push(socket.into());
@@ -452,6 +460,35 @@ fn deepest_existing(path: &Path) -> PathBuf {
             None => return PathBuf::from("/"),
         }
     }
+}
+
+/// Well-known sockets of services that act for whoever connects (connecting to a Unix socket
+/// needs no write access to its file system, so a read-only mount does not stop it): the
+/// container engines, which amount to root on the host, and the D-Bus system bus, where
+/// polkit may grant a local session mounts, network changes or reboots.
+const HOST_SOCKETS: &[&str] = &[
+    "/run/docker.sock",
+    "/var/run/docker.sock",
+    "/run/containerd/containerd.sock",
+    "/run/podman/podman.sock",
+    "/run/dbus/system_bus_socket",
+    "/var/run/dbus/system_bus_socket",
+    "/run/snapd.socket",
+    "/run/snapd-snap.socket",
+];
+
+/// The [`HOST_SOCKETS`] that exist here, symlinks resolved (`/var/run` is usually `/run`),
+/// each once.
+fn host_sockets() -> Vec<PathBuf> {
+    let mut found: Vec<PathBuf> = Vec::new();
+    for path in HOST_SOCKETS {
+        if let Ok(real) = Path::new(path).canonicalize()
+            && !found.contains(&real)
+        {
+            found.push(real);
+        }
+    }
+    found
 }
 
 /// Folders holding sockets that hand out credentials: the user's runtime folder (D-Bus

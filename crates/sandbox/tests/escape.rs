@@ -430,6 +430,26 @@ fn the_network_is_off_unless_allowed() {
         ws.path(),
     );
     assert!(ran.out.contains("unresolved"), "{}", ran.out);
+    // What real clients print without a network.
+    for client in [
+        "curl -sS --max-time 5 http://example.com/",
+        "wget -nv -T 5 -O /dev/null http://example.com/",
+        "git ls-remote https://example.com/x.git",
+    ] {
+        let program = client.split(' ').next().unwrap();
+        if run(&policy, &format!("command -v {program}"), ws.path()).code != Some(0) {
+            println!("skipped {program}: not installed");
+            continue;
+        }
+        let ran = run(&policy, client, ws.path());
+        assert_ne!(ran.code, Some(0), "{client}: {}", ran.out);
+        assert_eq!(
+            denial(&policy, &ran.out, ran.code).as_deref(),
+            Some("network is off in the sandbox"),
+            "{client}: {}",
+            ran.out
+        );
+    }
 
     policy.network = true;
     let ran = run(&policy, &script, ws.path());
