@@ -77,14 +77,17 @@ struct Entry {
 
 /// The saved rules, ready to judge commands.
 ///
-/// Allow rules are indexed by their first word: a part can only be covered by a rule whose
-/// first word is the part's first word, so judging looks at those rules only, and its cost
-/// does not grow with unrelated rules. Deny rules are all looked at, since they match text.
+/// Rules are indexed by their first word, so judging looks only at rules that can match and
+/// its cost does not grow with unrelated rules: a part can only be covered by an allow rule
+/// whose first word is the part's first word, and a deny rule can only match a part when its
+/// first word is the part's first word, its program, or a word (or a path's last name) of
+/// its text.
 #[derive(Debug, Clone, Default)]
 pub struct RuleSet {
     entries: Vec<Entry>,
     allow_by_first_word: HashMap<String, Vec<usize>>,
-    deny: Vec<usize>,
+    /// Indexes in ascending order, so the first match found is the first in list order.
+    deny_by_first_word: HashMap<String, Vec<usize>>,
 }
 
 impl RuleSet {
@@ -119,7 +122,14 @@ impl RuleSet {
                         .push(index);
                 }
             }
-            RuleDecision::Deny => self.deny.push(index),
+            RuleDecision::Deny => {
+                if let Some(first) = rule.command.first() {
+                    self.deny_by_first_word
+                        .entry(first.clone())
+                        .or_default()
+                        .push(index);
+                }
+            }
         }
         let scope = rule.workspace.as_deref().map(|w| normalize(Path::new(w)));
         self.entries.push(Entry { rule, scope });
@@ -151,16 +161,42 @@ impl RuleSet {
     pub fn judge(&self, assessment: &CommandAssessment, workspace: &Path) -> RuleOutcome {
         let workspace = normalize(workspace);
         let applies = |e: &Entry| e.scope.as_ref().is_none_or(|s| workspace.starts_with(s));
-        for &i in &self.deny {
-            let e = &self.entries[i];
-            if applies(e)
-                && assessment
-                    .parts
+        if !self.deny_by_first_word.is_empty() {
+            // The first matching deny rule in list order, over all parts.
+            let mut first_match: Option<usize> = None;
+            for part in &assessment.parts {
+                let words = text_words(&part.text);
+                let names = words
                     .iter()
-                    .any(|p| deny_matches(&e.rule.command, p))
-            {
+                    .flat_map(|w| [w.as_str(), w.rsplit('/').next().unwrap_or(w)])
+                    .chain(part.program.as_deref())
+                    .chain(
+                        part.literal_words
+                            .iter()
+                            .flatten()
+                            .map(String::as_str)
+                            .take(1),
+                    );
+                for name in names {
+                    let Some(candidates) = self.deny_by_first_word.get(name) else {
+                        continue;
+                    };
+                    let found = candidates
+                        .iter()
+                        .copied()
+                        .take_while(|&i| first_match.is_none_or(|m| i < m))
+                        .find(|&i| {
+                            let e = &self.entries[i];
+                            applies(e) && deny_matches_words(&e.rule.command, part, &words)
+                        });
+                    if found.is_some() {
+                        first_match = found;
+                    }
+                }
+            }
+            if let Some(i) = first_match {
                 return RuleOutcome::Denied {
-                    rule: e.rule.clone(),
+                    rule: self.entries[i].rule.clone(),
                 };
             }
         }
@@ -215,6 +251,11 @@ pub fn allow_covers(prefix: &[String], part: &CommandPart) -> bool {
 /// Whether a deny rule with prefix `prefix` matches `part` (module doc, "Deny rules match
 /// eagerly").
 pub fn deny_matches(prefix: &[String], part: &CommandPart) -> bool {
+    deny_matches_words(prefix, part, &text_words(&part.text))
+}
+
+/// [`deny_matches`] with the part's text already split by [`text_words`].
+fn deny_matches_words(prefix: &[String], part: &CommandPart, words: &[String]) -> bool {
     let Some(first) = prefix.first() else {
         return false;
     };
@@ -228,7 +269,6 @@ pub fn deny_matches(prefix: &[String], part: &CommandPart) -> bool {
     if prefix.len() == 1 && part.program.as_deref() == Some(first.as_str()) {
         return true;
     }
-    let words = text_words(&part.text);
     let Some(start) = words.iter().position(|w| names_program(w, first)) else {
         return false;
     };

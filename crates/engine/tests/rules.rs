@@ -16,7 +16,7 @@ use tack_engine::command_safety::{
     CommandAssessment, CommandClass, CommandPart, CommandSite, classify_in,
 };
 use tack_engine::config::{Config, ConfigDocument, ConfigError};
-use tack_engine::rules::{RuleOutcome, RuleSet, check_rule, suggest, validate_allow};
+use tack_engine::rules::{RuleOutcome, RuleSet, check_rule, deny_matches, suggest, validate_allow};
 use tack_protocol::{Rule, RuleDecision};
 
 fn words(text: &str) -> Vec<String> {
@@ -477,6 +477,21 @@ proptest! {
         });
         let outcome = judge(&with_deny, parts.clone());
         prop_assert!(matches!(outcome, RuleOutcome::Denied { .. }), "{:?}", outcome);
+    }
+
+    #[test]
+    fn the_deny_index_finds_what_a_scan_of_every_rule_finds(
+        parts in prop::collection::vec(arb_part(), 0..4),
+        rules in prop::collection::vec(arb_rule(), 0..8),
+    ) {
+        let scan = rules.iter().find(|r| {
+            r.decision == RuleDecision::Deny && parts.iter().any(|p| deny_matches(&r.command, p))
+        });
+        let outcome = judge(&rules, parts.clone());
+        match scan {
+            Some(rule) => prop_assert_eq!(outcome, RuleOutcome::Denied { rule: rule.clone() }),
+            None => prop_assert!(!matches!(outcome, RuleOutcome::Denied { .. }), "{:?}", outcome),
+        }
     }
 
     #[test]
