@@ -40,7 +40,8 @@ pub(crate) fn providers(config: Option<PathBuf>) -> Result<ExitCode, String> {
             [
                 p.id.clone(),
                 p.wire.as_str().to_string(),
-                p.base_url.clone(),
+                // A credential in a base URL (`?key=…`, `user:pass@`) is not printed.
+                tack_wire::client::redact_url(&p.base_url),
                 p.model.clone(),
                 p.harness.clone().unwrap_or_else(|| "auto".into()),
                 key,

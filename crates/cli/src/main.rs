@@ -210,6 +210,7 @@ enum PolicyCommand {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    take_provider_keys(&cli);
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
@@ -308,6 +309,28 @@ fn main() -> ExitCode {
             eprintln!("tack: {message}");
             ExitCode::from(2)
         }
+    }
+}
+
+/// Takes every provider key variable out of the environment into memory
+/// ([`tack_engine::secrets::take_keys_from_environment`]) before anything can copy the
+/// environment: no thread, runtime or child process exists yet.
+fn take_provider_keys(cli: &Cli) {
+    // A config that can't be read is reported by the command that needs it; the keys of
+    // the built-in providers and $TACK_API_KEY are taken regardless.
+    let config = load_config(cli.config.clone()).unwrap_or_default();
+    let extra = match &cli.command {
+        Command::Exec { provider, .. } | Command::Shape { provider, .. } => {
+            provider.api_key_env.as_deref()
+        }
+        _ => None,
+    };
+    let names = tack_engine::secrets::provider_key_variables(&config, extra);
+    // SAFETY: called first thing in `main`, before the runtime (or any other thread) starts:
+    // nothing else reads or writes the environment meanwhile.
+    #[allow(unsafe_code)]
+    unsafe {
+        tack_engine::secrets::take_keys_from_environment(&names);
     }
 }
 

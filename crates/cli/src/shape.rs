@@ -221,7 +221,12 @@ fn request_on(
     out.insert("route".into(), json!(route.name()));
     out.insert("prompt_source".into(), json!(shaped.prompt_source));
     out.insert("method".into(), json!(rendered.method));
-    out.insert("url".into(), json!(rendered.url));
+    // A base URL can carry a credential (`?key=…`, `user:pass@`): shown as the session log
+    // records it.
+    out.insert(
+        "url".into(),
+        json!(tack_wire::client::redact_url(&rendered.url)),
+    );
     out.insert("headers".into(), Value::Array(headers));
     out.insert("body".into(), body);
     Ok(out)

@@ -5,8 +5,9 @@
 //! tool calls are spans inside it. This layer finds the `session` field in an event's span
 //! scope and appends one line (`time level target: message key=value …`) to that session's
 //! file. Events outside any session go nowhere (the process's own subscriber decides). No
-//! secret reaches these lines: the engine never logs header values or keys, and keys are held
-//! in types that format as `[REDACTED]`.
+//! secret reaches these lines: the engine never logs header values or keys, keys are held
+//! in types that format as `[REDACTED]`, and every line has the keys Tack knows redacted
+//! before it is written.
 
 use std::collections::HashMap;
 use std::fmt::Write as _;
@@ -49,7 +50,8 @@ impl SessionLogLayer {
             }
         }
         if let Some(f) = files.get_mut(session) {
-            let _ = f.write_all(line.as_bytes());
+            // A key can reach a message through an error text a server echoed.
+            let _ = f.write_all(crate::secrets::redact(line).as_bytes());
         }
     }
 }

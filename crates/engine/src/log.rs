@@ -6,6 +6,10 @@
 //! - `sessions/<session id>.exchanges.jsonl`: one [`Exchange`] per line;
 //! - `sessions/<session id>.log`: diagnostics (tracing), redacted.
 //!
+//! Known keys are redacted from every line before it is written
+//! ([`crate::secrets::redact`]); exchanges also have keys split across stream pieces
+//! redacted ([`crate::secrets::redact_exchange`]).
+//!
 //! Each record is written with a single `write` call followed by `sync_data`, so a reader never
 //! sees a record half-written except possibly the very last line after a power loss; the
 //! reader skips such a torn final line and says so.
@@ -187,10 +191,12 @@ pub(crate) fn append_json_line<T: Serialize>(
     path: &Path,
     value: &T,
 ) -> Result<(), LogError> {
-    let mut line = serde_json::to_vec(value).map_err(|e| LogError::Io {
+    let line = serde_json::to_string(value).map_err(|e| LogError::Io {
         path: path.to_path_buf(),
         source: std::io::Error::other(e),
     })?;
+    // The last line of defence: no key Tack knows reaches a file, whatever record holds it.
+    let mut line = crate::secrets::redact(&line).into_owned().into_bytes();
     line.push(b'\n');
     file.write_all(&line).map_err(io_err(path))?;
     file.sync_data().map_err(io_err(path))
@@ -225,7 +231,10 @@ impl ExchangeLog {
     /// # Errors
     /// [`LogError::Io`].
     pub fn append(&mut self, exchange: &Exchange) -> Result<(), LogError> {
-        append_json_line(&mut self.file, &self.path, exchange)
+        // Keys split across deltas or response chunks are whole only across records' pieces.
+        let mut exchange = exchange.clone();
+        crate::secrets::redact_exchange(&mut exchange);
+        append_json_line(&mut self.file, &self.path, &exchange)
     }
 
     /// Reads every exchange in a file (a torn last line is skipped).

@@ -182,6 +182,8 @@ pub(crate) struct Inner {
     pub(crate) log: Mutex<SessionLog>,
     pub(crate) exchanges: Mutex<ExchangeLog>,
     pub(crate) running: watch::Sender<bool>,
+    /// Keeps keys out of the event stream, also when split across deltas.
+    pub(crate) redactor: Mutex<crate::secrets::EventRedactor>,
 }
 
 /// A question put to the user and where its answers go (`None`: dismissed).
@@ -306,6 +308,9 @@ impl Session {
         history: Vec<Item>,
     ) -> Result<(Session, mpsc::UnboundedReceiver<EngineEvent>), EngineError> {
         let exchanges = ExchangeLog::open(&exchanges_path(log.path()))?;
+        if let Some(key) = &opts.api_key {
+            crate::secrets::remember(key);
+        }
         let (tx, rx) = mpsc::unbounded_channel();
         let mut ids = HashSet::new();
         let mut call_ids = HashSet::new();
@@ -338,6 +343,7 @@ impl Session {
             log: Mutex::new(log),
             exchanges: Mutex::new(exchanges),
             running: watch::channel(false).0,
+            redactor: Mutex::new(crate::secrets::EventRedactor::default()),
         });
         let session = Session { inner };
         session.emit(EngineEvent::SessionConfigured {
@@ -509,8 +515,11 @@ impl Session {
     // ----- internals used by the turn loop -----
 
     pub(crate) fn emit(&self, event: EngineEvent) {
-        // A closed receiver means nobody listens any more; the log still has everything.
-        let _ = self.inner.events.send(event);
+        // Deltas that could be the start of a key wait for the next event; a closed
+        // receiver means nobody listens any more (the log still has everything).
+        for event in lock(&self.inner.redactor).pass(event) {
+            let _ = self.inner.events.send(event);
+        }
     }
 
     pub(crate) fn append_record(&self, record: &LogRecord) -> Result<(), EngineError> {
@@ -559,6 +568,8 @@ impl Session {
                 }
             }
         }
+        // The assembled item: a key the model echoed in pieces is whole here.
+        crate::secrets::redact_item(&mut item);
         self.append_record(&LogRecord::Item {
             ts: now(),
             turn_id: turn_id.map(str::to_string),
