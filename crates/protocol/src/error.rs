@@ -32,6 +32,12 @@ pub enum ErrorKind {
     Unreachable,
     /// No bytes arrived for longer than the idle timeout.
     Timeout,
+    /// The request as a whole (every attempt, backoff waits and the stream) took longer than
+    /// the client's total deadline, however steadily bytes arrived.
+    DeadlineExceeded,
+    /// Bytes kept arriving (keep-alive comments, empty chunks) but no event was decoded from
+    /// them for longer than the client's no-progress timeout.
+    NoProgress,
     /// The provider reported an error inside an otherwise valid stream.
     ProviderError,
     /// The request was cancelled by the user.
@@ -61,6 +67,8 @@ impl ErrorKind {
             ErrorKind::ServerError => "server_error",
             ErrorKind::Unreachable => "unreachable",
             ErrorKind::Timeout => "timeout",
+            ErrorKind::DeadlineExceeded => "deadline_exceeded",
+            ErrorKind::NoProgress => "no_progress",
             ErrorKind::ProviderError => "provider_error",
             ErrorKind::Cancelled => "cancelled",
             ErrorKind::Config => "config",
@@ -78,6 +86,8 @@ impl ErrorKind {
                 | ErrorKind::ServerError
                 | ErrorKind::Unreachable
                 | ErrorKind::Timeout
+                | ErrorKind::DeadlineExceeded
+                | ErrorKind::NoProgress
                 | ErrorKind::StreamTruncated
         )
     }

@@ -25,17 +25,24 @@ pub const MAX_PROVIDER_MESSAGE: usize = 600;
 /// body says `insufficient_quota` (OpenAI answers 429 for an empty account) → `quota_exhausted`;
 /// 401/403 → `auth`; 402 → `quota_exhausted`; 408 → `timeout`; 400/404/413/422 and other 4xx
 /// → `bad_request`, or `context_length_exceeded` when the body says the prompt is too long;
-/// 503/529 or an `overloaded_error` → `overloaded`; other 5xx → `server_error`; 3xx → `bad_request`
-/// (redirects are not followed: a moved API is a configuration problem).
+/// 503/529 or an `overloaded_error` → `overloaded`; other 5xx → `server_error`; 3xx → `config`
+/// (redirects are not followed, so the key never goes to another host: a moved API is a
+/// configuration problem, and the message names where it points); 413 → `bad_request` saying
+/// the request was too large (the client adds its size).
+///
+/// `Retry-After` as an HTTP date is measured against the reply's own `Date` header when it
+/// has one (the server's clock; RFC 9110 §10.2.3), so a skewed local clock does not stretch
+/// or cut the wait.
 pub fn classify_http(status: u16, headers: &HeaderMap, body: &[u8]) -> ModelError {
     let detail = ProviderDetail::from_body(body);
     let reason = reqwest::StatusCode::from_u16(status)
         .ok()
         .and_then(|s| s.canonical_reason())
         .unwrap_or("");
+    let redirect = (300..400).contains(&status);
     let kind = detail
         .kind()
-        .filter(|k| overrides_status(*k, status))
+        .filter(|k| overrides_status(*k, status) && !redirect)
         .unwrap_or_else(|| kind_for_status(status));
     let mut message = format!("HTTP {status}");
     if !reason.is_empty() {
@@ -46,15 +53,56 @@ pub fn classify_http(status: u16, headers: &HeaderMap, body: &[u8]) -> ModelErro
         message.push_str(": ");
         message.push_str(&text);
     }
-    if (300..400).contains(&status)
-        && let Some(location) = headers.get("location").and_then(|v| v.to_str().ok())
+    if redirect {
+        // The provider's text (a small HTML page, usually) says nothing the location does not.
+        message = match headers.get("location").and_then(|v| v.to_str().ok()) {
+            Some(location) => format!(
+                "HTTP {status}: the provider redirected to {} (not followed, so the key is never \
+                 sent elsewhere)",
+                crate::client::redact_url(&truncate(location, 200))
+            ),
+            None => format!(
+                "HTTP {status}: the provider answered with a redirect without a location (not \
+                 followed)"
+            ),
+        };
+    }
+    let now = server_now(headers);
+    if let Some(asked) = requested_retry_after_ms(headers, now)
+        && asked > u64::from(MAX_RETRY_AFTER_MS)
     {
-        message.push_str(&format!(" (redirected to {})", truncate(location, 200)));
+        message.push_str(&format!(
+            " (the provider asks to wait {}; Tack counts {} at most)",
+            human_ms(asked),
+            human_ms(u64::from(MAX_RETRY_AFTER_MS))
+        ));
     }
     let mut error = ModelError::new(kind, message).with_status(status);
-    error.retry_after_ms = retry_after_ms(headers, chrono::Utc::now());
-    error.hint = hint(kind).map(str::to_string);
+    error.retry_after_ms = retry_after_ms(headers, now);
+    error.hint = match status {
+        300..=399 => Some(
+            "the base URL is not the API's address: use the address it redirects to (often \
+             `https://` instead of `http://`, or a trailing `/v1`) if you trust it"
+                .to_string(),
+        ),
+        413 => Some(
+            "the request is larger than the provider accepts: compact the conversation, or \
+             leave out large tool outputs or attachments"
+                .to_string(),
+        ),
+        _ => hint(kind).map(str::to_string),
+    };
     error
+}
+
+/// The server's clock: the reply's `Date` header (an IMF-fixdate, RFC 9110 §6.6.1), else the
+/// local clock.
+fn server_now(headers: &HeaderMap) -> chrono::DateTime<chrono::Utc> {
+    headers
+        .get(reqwest::header::DATE)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| chrono::DateTime::parse_from_rfc2822(v.trim()).ok())
+        .map_or_else(chrono::Utc::now, |d| d.with_timezone(&chrono::Utc))
 }
 
 /// Whether a kind found in the body should replace the status-based kind.
@@ -71,6 +119,7 @@ fn overrides_status(kind: ErrorKind, status: u16) -> bool {
 
 fn kind_for_status(status: u16) -> ErrorKind {
     match status {
+        300..=399 => ErrorKind::Config,
         401 | 403 => ErrorKind::Auth,
         402 => ErrorKind::QuotaExhausted,
         408 => ErrorKind::Timeout,
@@ -173,25 +222,42 @@ pub fn classify_transport(err: &reqwest::Error) -> ModelError {
     error
 }
 
+/// Longest `Retry-After` kept, in milliseconds (one hour): a larger value (a misconfigured
+/// proxy, a date years ahead) is capped, and the message says what the server asked for.
+pub const MAX_RETRY_AFTER_MS: u32 = 60 * 60 * 1000;
+
 /// `retry-after-ms` (OpenAI) or `Retry-After` (seconds, possibly fractional, or an
-/// HTTP-date relative to `now`) in milliseconds, saturated into `u32`.
+/// HTTP-date, RFC 9110 §10.2.3) in milliseconds, measured from `now` (pass the server's
+/// clock, see [`classify_http`]). A date in the past is 0 (retry now); the result is capped
+/// at [`MAX_RETRY_AFTER_MS`].
 pub fn retry_after_ms(headers: &HeaderMap, now: chrono::DateTime<chrono::Utc>) -> Option<u32> {
+    requested_retry_after_ms(headers, now).map(|ms| {
+        u32::try_from(ms.min(u64::from(MAX_RETRY_AFTER_MS))).unwrap_or(MAX_RETRY_AFTER_MS)
+    })
+}
+
+/// The uncapped wait the headers ask for, in milliseconds.
+fn requested_retry_after_ms(
+    headers: &HeaderMap,
+    now: chrono::DateTime<chrono::Utc>,
+) -> Option<u64> {
     let header = |name: &str| {
         headers
             .get(name)
             .and_then(|v| v.to_str().ok())
             .map(str::trim)
     };
+    let from_f64 = |ms: f64| ms.round().min(u64::MAX as f64) as u64;
     if let Some(ms) = header("retry-after-ms").and_then(|v| v.parse::<f64>().ok())
         && ms.is_finite()
         && ms >= 0.0
     {
-        return Some(ms.round().min(f64::from(u32::MAX)) as u32);
+        return Some(from_f64(ms));
     }
     let value = header("retry-after")?;
     if let Ok(secs) = value.parse::<f64>() {
         if secs.is_finite() && secs >= 0.0 {
-            return Some((secs * 1000.0).round().min(f64::from(u32::MAX)) as u32);
+            return Some(from_f64(secs * 1000.0));
         }
         return None;
     }
@@ -199,7 +265,21 @@ pub fn retry_after_ms(headers: &HeaderMap, now: chrono::DateTime<chrono::Utc>) -
     let ms = (date.with_timezone(&chrono::Utc) - now)
         .num_milliseconds()
         .max(0);
-    Some(u32::try_from(ms).unwrap_or(u32::MAX))
+    Some(u64::try_from(ms).unwrap_or(0))
+}
+
+/// `12 s`, `5 min`, `3.0 h`, `2.5 days`.
+fn human_ms(ms: u64) -> String {
+    let secs = ms as f64 / 1000.0;
+    if secs < 120.0 {
+        format!("{secs:.0} s")
+    } else if secs < 7200.0 {
+        format!("{:.0} min", secs / 60.0)
+    } else if secs < 172_800.0 {
+        format!("{:.1} h", secs / 3600.0)
+    } else {
+        format!("{:.1} days", secs / 86_400.0)
+    }
 }
 
 /// Cuts `s` to at most `max` characters, marking the cut.
@@ -528,5 +608,77 @@ mod tests {
             classify_stream_error_bytes(b"upstream went away").message,
             "provider error in stream: upstream went away"
         );
+    }
+
+    #[test]
+    fn retry_after_dates_use_the_servers_clock_and_are_bounded() {
+        let server = |date: &'static str, retry: &'static str| {
+            headers(&[("date", date), ("retry-after", retry)])
+        };
+        // The local clock is irrelevant: only the two headers count.
+        let e = classify_http(
+            429,
+            &server(
+                "Sat, 01 Jan 2000 00:00:00 GMT",
+                "Sat, 01 Jan 2000 00:00:09 GMT",
+            ),
+            b"",
+        );
+        assert_eq!(e.retry_after_ms, Some(9000));
+        // A date in the past (by the server's clock) means now.
+        let e = classify_http(
+            503,
+            &server(
+                "Sat, 01 Jan 2000 00:10:00 GMT",
+                "Sat, 01 Jan 2000 00:00:09 GMT",
+            ),
+            b"",
+        );
+        assert_eq!(e.retry_after_ms, Some(0));
+        // Huge values, as a date or as seconds, are capped and shown.
+        for h in [
+            server(
+                "Sat, 01 Jan 2000 00:00:00 GMT",
+                "Mon, 01 Jan 2029 00:00:00 GMT",
+            ),
+            headers(&[("retry-after", "99999999999")]),
+            headers(&[("retry-after-ms", "1e300")]),
+        ] {
+            let e = classify_http(429, &h, b"");
+            assert_eq!(e.retry_after_ms, Some(MAX_RETRY_AFTER_MS), "{h:?}");
+            assert!(
+                e.message.contains("Tack counts 60 min at most"),
+                "{}",
+                e.message
+            );
+        }
+        // Without a `Date` the local clock is the reference.
+        let soon = (chrono::Utc::now() + chrono::Duration::seconds(30)).to_rfc2822();
+        let mut h = HeaderMap::new();
+        h.insert("retry-after", HeaderValue::from_str(&soon).unwrap());
+        let ms = classify_http(429, &h, b"").retry_after_ms.unwrap();
+        assert!((25_000..=30_000).contains(&ms), "{ms}");
+    }
+
+    #[test]
+    fn redirects_and_413_do_not_blame_the_model_name() {
+        for status in [301, 302, 307, 308] {
+            let e = classify_http(
+                status,
+                &headers(&[("location", "https://x.example/v1")]),
+                b"<html/>",
+            );
+            assert_eq!(e.kind, ErrorKind::Config);
+            assert!(
+                e.message
+                    .contains("redirected to https://x.example/v1 (not followed"),
+                "{}",
+                e.message
+            );
+            assert!(e.hint.unwrap().contains("base URL"));
+        }
+        let e = classify_http(413, &HeaderMap::new(), b"too big");
+        assert_eq!(e.kind, ErrorKind::BadRequest);
+        assert!(e.hint.unwrap().contains("larger than the provider accepts"));
     }
 }

@@ -25,7 +25,7 @@ pub mod shaped;
 pub mod sse;
 pub mod tool_kinds;
 
-pub use decode::{StreamDecoder, decode_all, decode_reply, decoder};
+pub use decode::{StreamDecoder, decode_all, decode_reply, decoder, decoder_with_limits};
 pub use render::{Endpoint, RenderError, RenderedRequest, render};
 pub use shaped::*;
 pub use tool_kinds::{ToolKinds, tool_kinds};

@@ -20,7 +20,7 @@ mod retry;
 mod stream;
 
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
 use tack_protocol::{ErrorKind, ModelError, ReasoningOrigin, Wire};
@@ -28,7 +28,7 @@ use tokio_util::sync::CancellationToken;
 use tracing::Instrument;
 
 pub use auth::{Auth, AuthScheme, SecretString};
-pub use record::{ExchangeMeta, ExchangeSink, redact_url};
+pub use record::{ExchangeMeta, ExchangeSink, RecordLimits, redact_url};
 pub use retry::RetryPolicy;
 pub use stream::ResponseStream;
 
@@ -36,7 +36,7 @@ use crate::RenderedRequest;
 use crate::errors::{classify_http, classify_transport};
 use crate::tool_kinds::ToolKinds;
 use record::Recorder;
-use stream::{Body, StreamContext, idle_timeout_error};
+use stream::{Body, Clock, StreamContext};
 
 /// Largest error body read to classify a non-2xx reply; error bodies are small, and a huge one
 /// is not worth waiting for.
@@ -51,20 +51,39 @@ pub struct ClientConfig {
     /// pieces. Reasoning models can think for minutes before their first token on servers
     /// that do not stream reasoning, hence the generous default.
     pub idle_timeout: Duration,
+    /// Longest time a response may keep sending bytes (SSE comments such as OpenRouter's
+    /// `: OPENROUTER PROCESSING`, empty chunks) without a single decoded event: a provider
+    /// that keeps the connection alive but never answers ends with `no_progress` instead of
+    /// hanging the turn. Counted from the response headers, reset by every event.
+    pub progress_timeout: Duration,
+    /// Longest time one request may take in total: every attempt, the backoff waits between
+    /// them, and the whole stream. Ends it with `deadline_exceeded`, however steadily the
+    /// provider is sending.
+    pub request_deadline: Duration,
     /// Retries before the first body byte.
     pub retry: RetryPolicy,
     /// `user-agent` sent (and recorded) unless the request sets its own.
     pub user_agent: String,
+    /// Size caps of a streamed body; `None` = [`SseLimits::for_wire`](crate::sse::SseLimits::for_wire)
+    /// of the request's wire. Also caps a non-streaming JSON reply (its `max_body`).
+    pub stream_limits: Option<crate::sse::SseLimits>,
+    /// How much of each response an exchange record keeps.
+    pub record_limits: RecordLimits,
 }
 
 impl Default for ClientConfig {
-    /// 10 s connect, 300 s idle, [`RetryPolicy::default`], `tack/<version>`.
+    /// 10 s connect, 300 s idle, 600 s without progress, 30 min in total,
+    /// [`RetryPolicy::default`], `tack/<version>`, the wire's stream caps, default record caps.
     fn default() -> Self {
         ClientConfig {
             connect_timeout: Duration::from_secs(10),
             idle_timeout: Duration::from_secs(300),
+            progress_timeout: Duration::from_secs(600),
+            request_deadline: Duration::from_secs(30 * 60),
             retry: RetryPolicy::default(),
             user_agent: concat!("tack/", env!("CARGO_PKG_VERSION")).to_string(),
+            stream_limits: None,
+            record_limits: RecordLimits::default(),
         }
     }
 }
@@ -158,6 +177,11 @@ impl ModelClient {
     ) -> Result<ResponseStream, ModelError> {
         let prepared = Prepared::new(&sampling, &self.config)?;
         let policy = self.config.retry;
+        let limits = self
+            .config
+            .stream_limits
+            .unwrap_or_else(|| crate::sse::SseLimits::for_wire(sampling.wire));
+        let clock = Clock::new(&self.config, Instant::now());
         let mut attempt = 1;
         loop {
             span.record("attempt", attempt);
@@ -168,27 +192,36 @@ impl ModelClient {
                 &prepared.recorded_headers,
                 attempt,
                 prepared.secret.clone(),
-            );
+            )
+            .with_limits(self.config.record_limits);
             match self
-                .attempt(&prepared, sampling.request, &mut recorder, &cancel)
+                .attempt(&prepared, sampling.request, &mut recorder, &clock, &cancel)
                 .await
             {
                 Ok((response, first)) => {
                     let json = is_json_reply(&response, sampling.request.stream);
+                    let content_type = response
+                        .headers()
+                        .get(reqwest::header::CONTENT_TYPE)
+                        .and_then(|v| v.to_str().ok())
+                        .unwrap_or("")
+                        .to_string();
                     let body = Body::new(
                         json,
                         sampling.wire,
                         sampling.tool_kinds.clone(),
                         sampling.origin.clone(),
+                        limits,
                     );
                     let ctx = StreamContext {
                         sink,
                         cancel,
                         secret: prepared.secret.clone(),
-                        idle_timeout: self.config.idle_timeout,
+                        clock: clock.clone(),
+                        content_type,
                         span: span.clone(),
                     };
-                    return Ok(ResponseStream::new(response, &first, body, recorder, ctx));
+                    return Ok(ResponseStream::new(response, first, body, recorder, ctx));
                 }
                 Err(AttemptError {
                     mut error,
@@ -208,6 +241,11 @@ impl ModelClient {
                         retry_in_ms = delay.as_millis() as u64,
                         "retrying"
                     );
+                    if clock.deadline_before(Instant::now() + delay) {
+                        // Waiting would outlive the request's deadline: report what failed.
+                        tracing::warn!(kind = %error.kind, "no time left to retry");
+                        return Err(error);
+                    }
                     tokio::select! {
                         biased;
                         () = cancel.cancelled() => return Err(cancelled()),
@@ -225,20 +263,22 @@ impl ModelClient {
         prepared: &Prepared,
         request: &RenderedRequest,
         recorder: &mut Recorder,
+        clock: &Clock,
         cancel: &CancellationToken,
     ) -> Result<(reqwest::Response, bytes::Bytes), AttemptError> {
+        // `Bytes`: the body is shared with the record and every attempt, not copied.
         let send = self
             .http
             .request(prepared.method.clone(), prepared.url.clone())
             .headers(prepared.headers.clone())
             .body(request.body.clone())
             .send();
-        let idle = self.config.idle_timeout;
+        let wait = clock.wait(Instant::now());
         let mut response = tokio::select! {
             biased;
             () = cancel.cancelled() => return Err(AttemptError::final_(cancelled())),
-            r = tokio::time::timeout(idle, send) => match r {
-                Err(_) => return Err(AttemptError::final_(idle_timeout_error(idle))),
+            r = tokio::time::timeout(wait.duration, send) => match r {
+                Err(_) => return Err(AttemptError::final_(clock.expired(wait))),
                 Ok(Err(e)) => {
                     // Nothing reached the server when connecting failed; otherwise it may
                     // be working on the request.
@@ -252,18 +292,26 @@ impl ModelClient {
         recorder.response(status, response.headers());
         tracing::debug!(status, "response headers");
         if !response.status().is_success() {
-            let body = read_error_body(&mut response, recorder, idle, cancel).await?;
-            return Err(AttemptError::retry_safe(classify_http(
-                status,
-                response.headers(),
-                &body,
-            )));
+            let body = read_error_body(&mut response, recorder, clock, cancel).await?;
+            let mut error = classify_http(status, response.headers(), &body);
+            if status == 413 {
+                error.message = format!(
+                    "{} (the request body was {})",
+                    error.message,
+                    crate::sse::human_bytes(request.body.len() as u64)
+                );
+            }
+            return Err(AttemptError::retry_safe(error));
         }
+        if let Some(error) = unreadable_encoding(response.headers()) {
+            return Err(AttemptError::final_(error.with_status(status)));
+        }
+        let wait = clock.wait(Instant::now());
         let first = tokio::select! {
             biased;
             () = cancel.cancelled() => return Err(AttemptError::final_(cancelled())),
-            r = tokio::time::timeout(idle, response.chunk()) => match r {
-                Err(_) => return Err(AttemptError::final_(idle_timeout_error(idle))),
+            r = tokio::time::timeout(wait.duration, response.chunk()) => match r {
+                Err(_) => return Err(AttemptError::final_(clock.expired(wait))),
                 Ok(Err(e)) => {
                     let mut error = classify_transport(&e);
                     error.kind = ErrorKind::StreamTruncated;
@@ -397,19 +445,45 @@ fn is_json_reply(response: &reqwest::Response, requested_stream: bool) -> bool {
     }
 }
 
+/// A 2xx reply whose `content-encoding` the client cannot undo. The client asks for no
+/// encoding (it sends no `accept-encoding`), so a compressed body is a proxy or server
+/// ignoring that; decoding its bytes as SSE would only report a cut-off stream.
+fn unreadable_encoding(headers: &HeaderMap) -> Option<ModelError> {
+    let encoding = headers
+        .get(reqwest::header::CONTENT_ENCODING)
+        .and_then(|v| v.to_str().ok())
+        .map(str::trim)
+        .filter(|e| !e.is_empty() && !e.eq_ignore_ascii_case("identity"))?;
+    Some(
+        ModelError::new(
+            ErrorKind::FormatError,
+            format!(
+                "the provider sent a `{}`-encoded body, which the client did not ask for and \
+                 cannot decode",
+                crate::errors::truncate(encoding, 40)
+            ),
+        )
+        .with_hint(
+            "a proxy between Tack and the provider is compressing responses: turn that off \
+             for this endpoint, or point the base URL at the API itself",
+        ),
+    )
+}
+
 /// Reads (and records) up to [`MAX_ERROR_BODY`] bytes of an error reply.
 async fn read_error_body(
     response: &mut reqwest::Response,
     recorder: &mut Recorder,
-    idle: Duration,
+    clock: &Clock,
     cancel: &CancellationToken,
 ) -> Result<Vec<u8>, AttemptError> {
     let mut body = Vec::new();
     while body.len() < MAX_ERROR_BODY {
+        let wait = clock.wait(Instant::now());
         let chunk = tokio::select! {
             biased;
             () = cancel.cancelled() => return Err(AttemptError::final_(cancelled())),
-            r = tokio::time::timeout(idle, response.chunk()) => r,
+            r = tokio::time::timeout(wait.duration, response.chunk()) => r,
         };
         match chunk {
             Ok(Ok(Some(bytes))) => {

@@ -49,12 +49,54 @@ pub struct ExchangeMeta {
 /// text; real keys are far longer).
 const MIN_SCRUB_LEN: usize = 8;
 
+/// How much of one response an [`Exchange`] keeps. Past either cap the record stops
+/// growing: the rest of the body and the further delta events are counted, not stored, and
+/// a marker chunk (an SSE comment, so the recorded body still decodes) says how much was
+/// left out. Events that end items or the response (`ItemDone`, `Usage`, `Completed`, …)
+/// are always kept: they are what the inspector's summary and replays need.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RecordLimits {
+    /// Body bytes kept (default 4 MiB).
+    pub max_body_bytes: usize,
+    /// Body pieces kept (default 50 000; each costs a timestamp and a slice).
+    pub max_chunks: usize,
+    /// Delta events kept (default 20 000), after consecutive deltas of the same kind were
+    /// joined.
+    pub max_delta_events: usize,
+    /// Text of delta events kept, in bytes (default 4 MiB).
+    pub max_delta_bytes: usize,
+}
+
+impl Default for RecordLimits {
+    fn default() -> Self {
+        RecordLimits {
+            max_body_bytes: 4 * 1024 * 1024,
+            max_chunks: 50_000,
+            max_delta_events: 20_000,
+            max_delta_bytes: 4 * 1024 * 1024,
+        }
+    }
+}
+
 /// Builds the [`Exchange`] of one attempt while it runs.
+///
+/// Recording stays off the hot path's allocator: body pieces are kept as the `Bytes` the
+/// connection produced (a reference count, no copy) and turned into text once, when the
+/// attempt ends; consecutive delta events of one kind are joined into one recorded event
+/// (one growing string instead of a copy per delta; the joined text is the same); the
+/// request body is the request's own shared `Bytes` until then.
 pub(crate) struct Recorder {
     exchange: Exchange,
     started: Instant,
-    /// Bytes of an incomplete UTF-8 character at the end of the last chunk.
-    utf8_carry: Vec<u8>,
+    request_body: bytes::Bytes,
+    chunks: Vec<(u32, bytes::Bytes)>,
+    kept_bytes: usize,
+    dropped_bytes: u64,
+    dropped_chunks: u64,
+    delta_events: usize,
+    delta_bytes: usize,
+    dropped_events: u64,
+    limits: RecordLimits,
     /// The key sent, to scrub from the record.
     secret: Option<Arc<str>>,
 }
@@ -94,16 +136,30 @@ impl Recorder {
             exchange: Exchange {
                 summary,
                 request_headers: headers.iter().map(|(n, v)| header(n, v)).collect(),
-                request_body: String::from_utf8_lossy(&request.body).into_owned(),
+                request_body: String::new(),
                 response_headers: Vec::new(),
                 response_chunks: Vec::new(),
                 events: Vec::new(),
                 error: None,
             },
             started: Instant::now(),
-            utf8_carry: Vec::new(),
+            request_body: request.body.clone(),
+            chunks: Vec::new(),
+            kept_bytes: 0,
+            dropped_bytes: 0,
+            dropped_chunks: 0,
+            delta_events: 0,
+            delta_bytes: 0,
+            dropped_events: 0,
+            limits: RecordLimits::default(),
             secret: secret.filter(|s| s.len() >= MIN_SCRUB_LEN),
         }
+    }
+
+    /// Replaces the record caps.
+    pub(crate) fn with_limits(mut self, limits: RecordLimits) -> Self {
+        self.limits = limits;
+        self
     }
 
     /// Milliseconds since the request was sent.
@@ -120,41 +176,91 @@ impl Recorder {
             .collect();
     }
 
-    /// Records a piece of the body. Characters split between pieces are stored whole in the
-    /// piece where they end.
-    pub(crate) fn chunk(&mut self, bytes: &[u8]) {
+    /// Records a piece of the body (a reference to it; text is made when the record ends).
+    pub(crate) fn chunk(&mut self, bytes: &bytes::Bytes) {
         let t_ms = self.elapsed_ms();
         if self.exchange.summary.ttfb_ms.is_none() {
             self.exchange.summary.ttfb_ms = Some(t_ms);
         }
-        let mut joined;
-        let bytes = if self.utf8_carry.is_empty() {
-            bytes
-        } else {
-            joined = std::mem::take(&mut self.utf8_carry);
-            joined.extend_from_slice(bytes);
-            &joined[..]
-        };
-        let data = match std::str::from_utf8(bytes) {
-            Ok(text) => text.to_string(),
-            Err(e) if e.error_len().is_none() => {
-                // Incomplete character at the end: keep its bytes for the next piece.
-                let valid = e.valid_up_to();
-                self.utf8_carry = bytes[valid..].to_vec();
-                String::from_utf8_lossy(&bytes[..valid]).into_owned()
+        if self.dropped_chunks > 0
+            || self.chunks.len() >= self.limits.max_chunks
+            || self.kept_bytes + bytes.len() > self.limits.max_body_bytes
+        {
+            // Keep the start of a piece that crosses the cap, so the record fills up to it.
+            let room = self.limits.max_body_bytes.saturating_sub(self.kept_bytes);
+            if self.dropped_chunks == 0 && room > 0 && self.chunks.len() < self.limits.max_chunks {
+                self.chunks.push((t_ms, bytes.slice(..room)));
+                self.kept_bytes += room;
+                self.dropped_bytes += (bytes.len() - room) as u64;
+            } else {
+                self.dropped_bytes += bytes.len() as u64;
             }
-            Err(_) => String::from_utf8_lossy(bytes).into_owned(),
-        };
-        self.exchange
-            .response_chunks
-            .push(ResponseChunk { t_ms, data });
+            self.dropped_chunks += 1;
+            return;
+        }
+        self.kept_bytes += bytes.len();
+        self.chunks.push((t_ms, bytes.clone()));
     }
 
-    /// Records a decoded event.
+    /// Records a decoded event: a delta is joined to the previous recorded event when that
+    /// is a delta of the same kind (and call), so a long answer records as few events.
     pub(crate) fn event(&mut self, event: &StreamEvent) {
-        if let StreamEvent::Usage { usage } = event {
-            self.exchange.summary.usage = Some(*usage);
+        let len = match event {
+            StreamEvent::TextDelta { text } | StreamEvent::ReasoningDelta { text, .. } => {
+                text.len()
+            }
+            StreamEvent::ToolCallDelta { delta, .. } => delta.len(),
+            StreamEvent::Usage { usage } => {
+                self.exchange.summary.usage = Some(*usage);
+                self.exchange.events.push(event.clone());
+                return;
+            }
+            _ => {
+                self.exchange.events.push(event.clone());
+                return;
+            }
+        };
+        if self.dropped_events > 0 || self.delta_bytes + len > self.limits.max_delta_bytes {
+            self.dropped_events += 1;
+            return;
         }
+        self.delta_bytes += len;
+        let joined = match (self.exchange.events.last_mut(), event) {
+            (Some(StreamEvent::TextDelta { text: last }), StreamEvent::TextDelta { text }) => {
+                last.push_str(text);
+                true
+            }
+            (
+                Some(StreamEvent::ReasoningDelta {
+                    text: last,
+                    summary: last_summary,
+                }),
+                StreamEvent::ReasoningDelta { text, summary },
+            ) if last_summary == summary => {
+                last.push_str(text);
+                true
+            }
+            (
+                Some(StreamEvent::ToolCallDelta {
+                    call_id: last_id,
+                    delta: last,
+                }),
+                StreamEvent::ToolCallDelta { call_id, delta },
+            ) if last_id == call_id => {
+                last.push_str(delta);
+                true
+            }
+            _ => false,
+        };
+        if joined {
+            return;
+        }
+        if self.delta_events >= self.limits.max_delta_events {
+            self.delta_bytes -= len;
+            self.dropped_events += 1;
+            return;
+        }
+        self.delta_events += 1;
         self.exchange.events.push(event.clone());
     }
 
@@ -163,15 +269,23 @@ impl Recorder {
         self.exchange.summary.usage
     }
 
-    /// Ends the record: `error` (if any) sets the outcome, else `ok`. Scrubs the key from
-    /// everything and returns the exchange for the sink.
+    /// Ends the record: `error` (if any) sets the outcome, else `ok`. Turns the body into
+    /// text, adds the marker of what the caps left out, scrubs the key from everything and
+    /// returns the exchange for the sink.
     pub(crate) fn finish(mut self, error: Option<&ModelError>) -> Exchange {
-        if !self.utf8_carry.is_empty() {
-            let rest = String::from_utf8_lossy(&self.utf8_carry).into_owned();
+        self.exchange.request_body = String::from_utf8_lossy(&self.request_body).into_owned();
+        self.exchange.response_chunks = chunks_as_text(std::mem::take(&mut self.chunks));
+        if self.dropped_bytes > 0 || self.dropped_events > 0 {
             let t_ms = self.elapsed_ms();
-            self.exchange
-                .response_chunks
-                .push(ResponseChunk { t_ms, data: rest });
+            self.exchange.response_chunks.push(ResponseChunk {
+                t_ms,
+                data: omitted_marker(
+                    self.dropped_bytes,
+                    self.dropped_chunks,
+                    self.dropped_events,
+                    &self.limits,
+                ),
+            });
         }
         self.exchange.summary.total_ms = Some(self.elapsed_ms());
         self.exchange.summary.outcome = match error {
@@ -184,6 +298,66 @@ impl Recorder {
         }
         self.exchange
     }
+}
+
+/// The marker chunk for what the record caps left out: an SSE comment line, so a recorded
+/// body still frames and decodes as far as it goes.
+fn omitted_marker(bytes: u64, chunks: u64, events: u64, limits: &RecordLimits) -> String {
+    let mut parts = Vec::new();
+    if bytes > 0 {
+        parts.push(format!(
+            "{} of the body in {chunks} piece(s) after the first {}",
+            crate::sse::human_bytes(bytes),
+            crate::sse::human_bytes(limits.max_body_bytes as u64)
+        ));
+    }
+    if events > 0 {
+        parts.push(format!(
+            "{events} delta event(s) after the first {}",
+            limits.max_delta_events
+        ));
+    }
+    format!(
+        "\n: tack: not recorded (exchange record cap): {}\n\n",
+        parts.join("; ")
+    )
+}
+
+/// The body pieces as text. A character split between pieces is stored whole in the piece
+/// where it ends; bytes that are not UTF-8 at all become U+FFFD.
+fn chunks_as_text(chunks: Vec<(u32, bytes::Bytes)>) -> Vec<ResponseChunk> {
+    let mut out = Vec::with_capacity(chunks.len() + 1);
+    let mut carry: Vec<u8> = Vec::new();
+    let mut last_t = 0;
+    for (t_ms, bytes) in chunks {
+        last_t = t_ms;
+        let mut joined;
+        let bytes: &[u8] = if carry.is_empty() {
+            &bytes
+        } else {
+            joined = std::mem::take(&mut carry);
+            joined.extend_from_slice(&bytes);
+            &joined[..]
+        };
+        let data = match std::str::from_utf8(bytes) {
+            Ok(text) => text.to_string(),
+            Err(e) if e.error_len().is_none() => {
+                // Incomplete character at the end: keep its bytes for the next piece.
+                let valid = e.valid_up_to();
+                carry = bytes[valid..].to_vec();
+                String::from_utf8_lossy(&bytes[..valid]).into_owned()
+            }
+            Err(_) => String::from_utf8_lossy(bytes).into_owned(),
+        };
+        out.push(ResponseChunk { t_ms, data });
+    }
+    if !carry.is_empty() {
+        out.push(ResponseChunk {
+            t_ms: last_t,
+            data: String::from_utf8_lossy(&carry).into_owned(),
+        });
+    }
+    out
 }
 
 /// A recorded header, its value redacted when the name is a credential.
@@ -410,7 +584,7 @@ mod tests {
             method: "POST".into(),
             url: "http://h".into(),
             headers: Vec::new(),
-            body: b"{}".to_vec(),
+            body: bytes::Bytes::from_static(b"{}"),
             stream: true,
         };
         let mut r = Recorder::start(
@@ -421,9 +595,9 @@ mod tests {
             1,
             None,
         );
-        let bytes = "Olá".as_bytes();
-        r.chunk(&bytes[..3]);
-        r.chunk(&bytes[3..]);
+        let bytes = bytes::Bytes::from_static("Olá".as_bytes());
+        r.chunk(&bytes.slice(..3));
+        r.chunk(&bytes.slice(3..));
         let ex = r.finish(None);
         assert_eq!(ex.response_chunks[0].data, "Ol");
         assert_eq!(ex.response_chunks[1].data, "á");

@@ -43,13 +43,13 @@ use std::borrow::Cow;
 
 use tack_protocol::{
     CustomToolCallItem, ErrorKind, FunctionCallItem, Item, ModelError, ReasoningItem,
-    ReasoningOrigin, Role, StopReason, StreamEvent, ToolKind, Usage,
+    ReasoningOrigin, Role, StopReason, StreamEvent, ToolKind, Usage, Wire,
 };
 
 use super::StreamDecoder;
 use super::chat_schema::{Chunk, Content, CustomArguments, Delta, ToolCallFragment, WireUsage};
 use crate::errors::classify_stream_error_bytes;
-use crate::sse::{Frame, SseFramer};
+use crate::sse::{Frame, SseFramer, SseLimits};
 use crate::tool_kinds::ToolKinds;
 
 type Out = Vec<Result<StreamEvent, ModelError>>;
@@ -68,9 +68,15 @@ impl ChatDecoder {
     /// reasoning item, with `model` replaced by the model the server reports.
     pub fn new(tool_kinds: ToolKinds, origin: ReasoningOrigin) -> Self {
         ChatDecoder {
-            framer: SseFramer::new(),
+            framer: SseFramer::with_limits(SseLimits::for_wire(Wire::Chat)),
             state: ChatState::new(tool_kinds, origin),
         }
+    }
+
+    /// Replaces the size caps (default: [`SseLimits::for_wire`]).
+    pub fn with_limits(mut self, limits: SseLimits) -> Self {
+        self.framer = SseFramer::with_limits(limits);
+        self
     }
 }
 
@@ -82,6 +88,9 @@ impl StreamDecoder for ChatDecoder {
         let state = &mut self.state;
         self.framer
             .push(bytes, &mut |frame| state.frame(frame, out));
+        if let Some(oversize) = self.framer.oversize() {
+            state.fail(super::oversize_error(Wire::Chat, oversize), out);
+        }
     }
 
     fn finish(&mut self, out: &mut Out) {
@@ -201,11 +210,11 @@ impl ChatState {
             self.end(true, out);
             return;
         }
-        // Validating the frame's UTF-8 once is cheaper than serde_json checking every string.
-        let parsed = match std::str::from_utf8(data) {
-            Ok(text) => serde_json::from_str::<Chunk<'_>>(text),
-            Err(_) => serde_json::from_slice::<Chunk<'_>>(data),
-        };
+        // Validating the frame's UTF-8 once is cheaper than serde_json checking every string;
+        // invalid UTF-8 is replaced (and logged) so that one bad byte does not end the answer.
+        let mut lossy = String::new();
+        let text = super::utf8_or_replaced(data, &mut lossy, Wire::Chat);
+        let parsed = serde_json::from_str::<Chunk<'_>>(text);
         match parsed {
             Ok(chunk) => self.chunk(chunk, out),
             Err(_) if frame.at_eof => self.fail(

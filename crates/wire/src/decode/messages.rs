@@ -52,7 +52,7 @@
 
 use tack_protocol::{
     ErrorKind, Item, ModelError, ReasoningItem, ReasoningOrigin, Role, StopReason, StreamEvent,
-    Usage,
+    Usage, Wire,
 };
 
 use super::StreamDecoder;
@@ -60,7 +60,7 @@ use super::calls::{DecodedCall, call_item, is_complete_json, unique_call_id};
 use super::chat_schema::Count;
 use super::messages_schema::{ContentBlock, Delta, Event, Message, MessagesUsage};
 use crate::errors::classify_stream_error_bytes;
-use crate::sse::{Frame, SseFramer};
+use crate::sse::{Frame, SseFramer, SseLimits};
 use crate::tool_kinds::ToolKinds;
 
 type Out = Vec<Result<StreamEvent, ModelError>>;
@@ -80,9 +80,15 @@ impl MessagesDecoder {
     /// reasoning items, with `model` replaced by the model the server reports.
     pub fn new(tool_kinds: ToolKinds, origin: ReasoningOrigin) -> Self {
         MessagesDecoder {
-            framer: SseFramer::new(),
+            framer: SseFramer::with_limits(SseLimits::for_wire(Wire::Messages)),
             state: MessagesState::new(tool_kinds, origin),
         }
+    }
+
+    /// Replaces the size caps (default: [`SseLimits::for_wire`]).
+    pub fn with_limits(mut self, limits: SseLimits) -> Self {
+        self.framer = SseFramer::with_limits(limits);
+        self
     }
 }
 
@@ -94,6 +100,9 @@ impl StreamDecoder for MessagesDecoder {
         let state = &mut self.state;
         self.framer
             .push(bytes, &mut |frame| state.frame(frame, out));
+        if let Some(oversize) = self.framer.oversize() {
+            state.fail(super::oversize_error(Wire::Messages, oversize), out);
+        }
     }
 
     fn finish(&mut self, out: &mut Out) {
@@ -296,11 +305,11 @@ impl MessagesState {
         if data.is_empty() {
             return;
         }
-        // Validating the frame's UTF-8 once is cheaper than serde_json checking every string.
-        let parsed = match std::str::from_utf8(data) {
-            Ok(text) => serde_json::from_str::<Event<'_>>(text),
-            Err(_) => serde_json::from_slice::<Event<'_>>(data),
-        };
+        // Validating the frame's UTF-8 once is cheaper than serde_json checking every string;
+        // invalid UTF-8 is replaced (and logged) so that one bad byte does not end the answer.
+        let mut lossy = String::new();
+        let text = super::utf8_or_replaced(data, &mut lossy, Wire::Messages);
+        let parsed = serde_json::from_str::<Event<'_>>(text);
         let event = match parsed {
             Ok(event) => event,
             Err(_) if frame.at_eof => {

@@ -51,6 +51,24 @@ pub fn decoder(
     }
 }
 
+/// [`decoder`] with other size caps than [`SseLimits::for_wire`](crate::sse::SseLimits::for_wire).
+pub fn decoder_with_limits(
+    wire: Wire,
+    tool_kinds: ToolKinds,
+    origin: ReasoningOrigin,
+    limits: crate::sse::SseLimits,
+) -> Box<dyn StreamDecoder> {
+    match wire {
+        Wire::Chat => Box::new(chat::ChatDecoder::new(tool_kinds, origin).with_limits(limits)),
+        Wire::Responses => {
+            Box::new(responses::ResponsesDecoder::new(tool_kinds, origin).with_limits(limits))
+        }
+        Wire::Messages => {
+            Box::new(messages::MessagesDecoder::new(tool_kinds, origin).with_limits(limits))
+        }
+    }
+}
+
 /// Decodes a whole non-streaming reply on `wire` (a request sent with `stream: false`, or a
 /// server that ignored `stream: true`) into the events a stream of it would give, ending in
 /// `Completed` or an error like a stream.
@@ -79,4 +97,37 @@ pub fn decode_all(
     decoder.push(body, &mut out);
     decoder.finish(&mut out);
     out
+}
+
+/// The error for a stream that crossed one of its [`SseLimits`](crate::sse::SseLimits): a
+/// `format_error` naming the wire, the cap and what was received.
+pub(crate) fn oversize_error(wire: Wire, oversize: crate::sse::Oversize) -> ModelError {
+    ModelError::new(
+        tack_protocol::ErrorKind::FormatError,
+        format!("the {wire} stream was stopped: {}", oversize.describe()),
+    )
+    .with_hint(
+        "the provider (or a proxy in front of it) sent far more than a model answer; the \
+         inspector shows how the response began",
+    )
+}
+
+/// `data` as text: borrowed when it is UTF-8, else with every invalid sequence replaced by
+/// U+FFFD into `scratch` (and a warning logged). Providers have been seen to cut a
+/// multi-byte character in two when they split a token; the rest of the answer is still
+/// worth having, so the decoders go on with the replaced text rather than fail the turn.
+pub(crate) fn utf8_or_replaced<'a>(data: &'a [u8], scratch: &'a mut String, wire: Wire) -> &'a str {
+    match std::str::from_utf8(data) {
+        Ok(text) => text,
+        Err(e) => {
+            tracing::warn!(
+                %wire,
+                at = e.valid_up_to(),
+                bytes = data.len(),
+                "invalid UTF-8 in a stream event: replaced with U+FFFD"
+            );
+            *scratch = String::from_utf8_lossy(data).into_owned();
+            scratch.as_str()
+        }
+    }
 }

@@ -56,7 +56,7 @@
 
 use tack_protocol::{
     CustomToolCallItem, ErrorKind, Item, ModelError, ReasoningItem, ReasoningOrigin, Role,
-    StopReason, StreamEvent, Usage,
+    StopReason, StreamEvent, Usage, Wire,
 };
 
 use super::StreamDecoder;
@@ -64,7 +64,7 @@ use super::calls::{DecodedCall, call_item, is_complete_json, unique_call_id};
 use super::chat_schema::{Content, Count};
 use super::responses_schema::{Event, OutputItem, Reply, ResponseObject, ResponsesUsage};
 use crate::errors::{classify_stream_error, classify_stream_error_bytes};
-use crate::sse::{Frame, SseFramer};
+use crate::sse::{Frame, SseFramer, SseLimits};
 use crate::tool_kinds::ToolKinds;
 
 type Out = Vec<Result<StreamEvent, ModelError>>;
@@ -83,9 +83,15 @@ impl ResponsesDecoder {
     /// reasoning items, with `model` replaced by the model the server reports.
     pub fn new(tool_kinds: ToolKinds, origin: ReasoningOrigin) -> Self {
         ResponsesDecoder {
-            framer: SseFramer::new(),
+            framer: SseFramer::with_limits(SseLimits::for_wire(Wire::Responses)),
             state: ResponsesState::new(tool_kinds, origin),
         }
+    }
+
+    /// Replaces the size caps (default: [`SseLimits::for_wire`]).
+    pub fn with_limits(mut self, limits: SseLimits) -> Self {
+        self.framer = SseFramer::with_limits(limits);
+        self
     }
 }
 
@@ -97,6 +103,9 @@ impl StreamDecoder for ResponsesDecoder {
         let state = &mut self.state;
         self.framer
             .push(bytes, &mut |frame| state.frame(frame, out));
+        if let Some(oversize) = self.framer.oversize() {
+            state.fail(super::oversize_error(Wire::Responses, oversize), out);
+        }
     }
 
     fn finish(&mut self, out: &mut Out) {
@@ -307,11 +316,11 @@ impl ResponsesState {
             self.truncated(true, out);
             return;
         }
-        // Validating the frame's UTF-8 once is cheaper than serde_json checking every string.
-        let parsed = match std::str::from_utf8(data) {
-            Ok(text) => serde_json::from_str::<Event<'_>>(text),
-            Err(_) => serde_json::from_slice::<Event<'_>>(data),
-        };
+        // Validating the frame's UTF-8 once is cheaper than serde_json checking every string;
+        // invalid UTF-8 is replaced (and logged) so that one bad byte does not end the answer.
+        let mut lossy = String::new();
+        let text = super::utf8_or_replaced(data, &mut lossy, Wire::Responses);
+        let parsed = serde_json::from_str::<Event<'_>>(text);
         let event = match parsed {
             Ok(event) => event,
             Err(_) if frame.at_eof => {

@@ -100,8 +100,9 @@ pub struct RenderedRequest {
     /// Headers in sending order, lowercase names: `content-type: application/json`,
     /// `accept: text/event-stream` when streaming, then [`ShapedRequest::headers`]. No auth.
     pub headers: Vec<(String, String)>,
-    /// The JSON body, exactly as it is sent and recorded.
-    pub body: Vec<u8>,
+    /// The JSON body, exactly as it is sent and recorded; shared (not copied) by every
+    /// attempt and its record.
+    pub body: bytes::Bytes,
     /// Whether the body asks for an SSE stream (its top-level `stream` is `true`, after
     /// `extra_body` was applied). When false the client reads one JSON reply instead.
     pub stream: bool,
@@ -179,7 +180,7 @@ pub fn render(
         method: "POST".to_string(),
         url: endpoint.url(wire, &req.query),
         headers,
-        body: bytes,
+        body: bytes.into(),
         stream,
     })
 }
