@@ -88,6 +88,12 @@ pub use tack_protocol::{SandboxMechanism, SandboxMode};
 pub const DEFAULT_MAX_PROCESSES: u32 = 512;
 
 /// Default [`SandboxPolicy::max_memory_bytes`]: 4 GiB of address space per process.
+///
+/// Address space is not memory in use: runtimes that reserve large ranges up front fail under
+/// it even when they would use little. Measured: Node's `new WebAssembly.Memory(…)` fails
+/// (`RangeError: WebAssembly.Memory(): could not allocate memory`; V8 reserves about 10 GiB of
+/// guard space per WebAssembly memory) while plain Node, Java 17 and cargo start fine. Raise
+/// it, or set `None`, for projects whose tools use WebAssembly.
 pub const DEFAULT_MAX_MEMORY_BYTES: u64 = 4 << 30;
 
 /// What a contained command may do.

@@ -112,8 +112,9 @@ impl ToolHandler for ShellTool {
             "Run a bash command line in the workspace and return its combined stdout and stderr \
              with the exit code. Each call starts a fresh shell: `cd` and variables do not carry \
              over; use `workdir` instead. Long output is shortened in the middle. Commands that \
-             wait for input get none. To keep a server running after the call, redirect its \
-             output to a file and put it in the background.",
+             wait for input get none. In the sandbox, everything a command starts ends with the \
+             call, so start a server and use it in the same call; without a sandbox, a server \
+             put in the background with its output redirected to a file keeps running.",
             self.args.schema().clone(),
         )
     }
