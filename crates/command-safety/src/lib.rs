@@ -136,7 +136,7 @@ pub struct CommandAssessment {
 /// verdict is [`CommandClass::ReadsOutside`] or [`CommandClass::WritesOutside`].
 pub fn classify(command: &str) -> CommandAssessment {
     let mut parts = Vec::new();
-    classify_script(command, 0, None, &mut parts);
+    classify_script(command, 0, 0, None, &mut parts);
     summarize(parts)
 }
 
@@ -188,7 +188,7 @@ pub struct CommandSite<'a> {
 pub fn classify_in(command: &str, site: &CommandSite<'_>) -> CommandAssessment {
     let site = Site::new(site);
     let mut parts = Vec::new();
-    classify_script(command, 0, Some(&site), &mut parts);
+    classify_script(command, 0, 0, Some(&site), &mut parts);
     changes_from_outside(&site, &mut parts);
     summarize(parts)
 }

@@ -18,36 +18,133 @@ use crate::{CommandClass, CommandPart};
 /// How far `bash -c`, `eval` and heredoc scripts are followed.
 pub(crate) const MAX_NESTING: usize = 8;
 
-/// Parses `script` and appends its parts.
+/// How deep the syntax tree of a command line may be, counting the trees of the scripts it
+/// runs (`bash -c '…'`) on top of the tree they appear in. The walk recurses once (or a few
+/// times) per level, so this bounds the stack it needs; real command lines stay far below.
+pub(crate) const MAX_TREE_DEPTH: usize = 100;
+
+/// How many run-on newlines ([`separate_run_on_command`]) are repaired before giving up.
+const MAX_REPAIRS: usize = 64;
+
+/// The reason for a line too deep to walk.
+pub(crate) const TOO_DEEP: &str = "too deeply nested to judge: asks for approval";
+
 /// `script` with the first newline that the parse put between two words of one command
 /// replaced by `;` (see [`classify_script`]); `None` when the parse has no such command. A
-/// newline escaped with a backslash is a line continuation and stays.
-pub(crate) fn separate_run_on_command(script: &str, node: Node<'_>) -> Option<String> {
-    if node.kind() == "command" {
-        let mut cursor = node.walk();
-        let words: Vec<_> = node.named_children(&mut cursor).collect();
-        for pair in words.windows(2) {
-            let gap = pair[0].end_byte()..pair[1].start_byte();
-            let text = &script[gap.clone()];
-            if let Some(at) = text.find('\n')
-                && !text[..at].ends_with('\\')
-            {
-                let mut repaired = script.to_string();
-                repaired.replace_range(gap.start + at..gap.start + at + 1, ";");
-                return Some(repaired);
+/// newline escaped with a backslash is a line continuation and stays. Iterative: the tree
+/// may be deep.
+pub(crate) fn separate_run_on_command(script: &str, root: Node<'_>) -> Option<String> {
+    let mut stack = vec![root];
+    while let Some(node) = stack.pop() {
+        if node.kind() == "command" {
+            let mut cursor = node.walk();
+            let words: Vec<_> = node.named_children(&mut cursor).collect();
+            for pair in words.windows(2) {
+                let gap = pair[0].end_byte()..pair[1].start_byte();
+                let text = script.get(gap.clone()).unwrap_or("");
+                if let Some(at) = text.find('\n')
+                    && !text[..at].ends_with('\\')
+                {
+                    let mut repaired = script.to_string();
+                    repaired.replace_range(gap.start + at..gap.start + at + 1, ";");
+                    return Some(repaired);
+                }
             }
         }
+        // Children in reverse, so the first one in the source is looked at first.
+        let mut cursor = node.walk();
+        let children: Vec<_> = node.children(&mut cursor).collect();
+        stack.extend(children.into_iter().rev());
     }
-    let mut cursor = node.walk();
-    let children: Vec<_> = node.children(&mut cursor).collect();
-    children
-        .into_iter()
-        .find_map(|child| separate_run_on_command(script, child))
+    None
 }
 
+/// The depth of the tree under `root`, at most `limit + 1`, walked with a cursor (no
+/// recursion, whatever the depth).
+fn tree_depth(root: Node<'_>, limit: usize) -> usize {
+    let mut cursor = root.walk();
+    let (mut depth, mut max) = (0usize, 0usize);
+    loop {
+        if cursor.goto_first_child() {
+            depth += 1;
+            max = max.max(depth);
+            if max > limit {
+                return max;
+            }
+            continue;
+        }
+        loop {
+            if cursor.goto_next_sibling() {
+                break;
+            }
+            if !cursor.goto_parent() {
+                return max;
+            }
+            depth = depth.saturating_sub(1);
+        }
+    }
+}
+
+/// How deep brackets (`(`, `{`, `[`) nest in `script`, read as plain text: quotes are not
+/// told apart, so this over-counts at worst, and it never recurses.
+fn bracket_depth(script: &str) -> usize {
+    let (mut depth, mut max) = (0usize, 0usize);
+    for b in script.bytes() {
+        match b {
+            b'(' | b'{' | b'[' => {
+                depth += 1;
+                max = max.max(depth);
+            }
+            b')' | b'}' | b']' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    max
+}
+
+/// The reason for a line the grammar could not parse within its budget.
+pub(crate) const TOO_COMPLEX: &str =
+    "too complex to parse within the classifier's budget: asks for approval";
+
+/// How long one parse may take. The grammar is ambiguous in places: a pipeline of thousands of
+/// stages takes tens of seconds, quadratic in its length, where any real command line takes
+/// milliseconds. Only such a line ever meets this limit, so the verdict it gives (Dangerous,
+/// [`TOO_COMPLEX`]) does not depend on the machine for any line a person would write.
+const PARSE_BUDGET: std::time::Duration = std::time::Duration::from_millis(1_500);
+
+/// Parses `script`, giving up (`None`) after [`PARSE_BUDGET`]. The parser reports progress
+/// every hundred of its operations, which is where the clock is read.
+fn parse_bounded(parser: &mut Parser, script: &str) -> Option<tree_sitter::Tree> {
+    let start = std::time::Instant::now();
+    let mut progress = |_: &tree_sitter::ParseState| start.elapsed() > PARSE_BUDGET;
+    let bytes = script.as_bytes();
+    parser.parse_with_options(
+        &mut |at, _| bytes.get(at..).unwrap_or(&[]),
+        None,
+        Some(tree_sitter::ParseOptions::new().progress_callback(&mut progress)),
+    )
+}
+
+/// Unquoted `|` characters beyond which a line is not parsed (see [`PARSE_BUDGET`]).
+const MAX_PIPES: usize = 256;
+
+/// How many `|` characters are outside quotes in `script` (heredoc text counts too, which
+/// over-counts at worst).
+fn unquoted_pipes(script: &str) -> usize {
+    let mut pipes = 0;
+    any_unquoted(script, |_, c, unquoted| {
+        pipes += usize::from(unquoted && c == '|');
+        false
+    });
+    pipes
+}
+
+/// Parses `script` and appends its parts. `depth` counts the scripts it is nested in
+/// (`bash -c`), `levels` the tree levels of those scripts' trees (see [`MAX_TREE_DEPTH`]).
 pub(crate) fn classify_script(
     script: &str,
     depth: usize,
+    levels: usize,
     site: Option<&Site>,
     parts: &mut Vec<CommandPart>,
 ) {
@@ -58,6 +155,17 @@ pub(crate) fn classify_script(
             CommandClass::Mutating,
             "scripts nested too deeply to check",
         ));
+        return;
+    }
+    // The grammar's error recovery takes seconds on thousands of unclosed brackets, so a line
+    // nested that deep is refused before it is parsed.
+    if levels + bracket_depth(script) > MAX_TREE_DEPTH {
+        parts.push(part(script, None, CommandClass::Dangerous, TOO_DEEP));
+        return;
+    }
+    // Its time on a pipeline grows with the square of the number of stages.
+    if unquoted_pipes(script) > MAX_PIPES {
+        parts.push(part(script, None, CommandClass::Dangerous, TOO_COMPLEX));
         return;
     }
     let mut parser = Parser::new();
@@ -73,27 +181,46 @@ pub(crate) fn classify_script(
         ));
         return;
     }
-    let Some(tree) = parser.parse(script, None) else {
-        parts.push(part(
-            script,
-            None,
-            CommandClass::Mutating,
-            "the command line could not be parsed",
-        ));
-        return;
-    };
     // tree-sitter-bash sometimes runs a command on past a newline (`a | b | echo $(c)` then a
     // newline: the next line's words become `echo`'s arguments), which would hide what the
     // next line does. A newline between a command's own words can only be a separator, so it
     // is made an explicit `;` and the line parsed again.
-    if let Some(repaired) = separate_run_on_command(script, tree.root_node()) {
-        classify_script(&repaired, depth, site, parts);
-        return;
-    }
+    let mut script = std::borrow::Cow::Borrowed(script);
+    let mut repairs = 0;
+    let tree = loop {
+        let Some(tree) = parse_bounded(&mut parser, &script) else {
+            parts.push(part(&script, None, CommandClass::Dangerous, TOO_COMPLEX));
+            return;
+        };
+        let root = tree.root_node();
+        let used = tree_depth(root, MAX_TREE_DEPTH);
+        if levels + used > MAX_TREE_DEPTH {
+            parts.push(part(&script, None, CommandClass::Dangerous, TOO_DEEP));
+            return;
+        }
+        match separate_run_on_command(&script, root) {
+            Some(repaired) if repairs < MAX_REPAIRS => {
+                repairs += 1;
+                script = std::borrow::Cow::Owned(repaired);
+            }
+            Some(_) => {
+                parts.push(part(
+                    &script,
+                    None,
+                    CommandClass::Mutating,
+                    "the command line runs commands on past too many newlines to check",
+                ));
+                return;
+            }
+            None => break tree,
+        }
+    };
+    let script = script.as_ref();
     let root = tree.root_node();
     let walker = Walker {
         src: script,
         depth,
+        levels: levels + tree_depth(root, MAX_TREE_DEPTH),
         site,
     };
     walker.visit(root, parts);
@@ -101,7 +228,7 @@ pub(crate) fn classify_script(
         // The grammar takes `{rm,-r,x}` for a broken `{ …; }` group, where bash expands the
         // word before anything else: judge the line with its braces expanded too.
         if let Some(expanded) = expand_line_braces(script) {
-            classify_script(&expanded, depth + 1, site, parts);
+            classify_script(&expanded, depth + 1, walker.levels, site, parts);
         }
         if looks_like_fork_bomb(script) {
             parts.push(part(
@@ -131,6 +258,9 @@ pub(crate) fn looks_like_fork_bomb(script: &str) -> bool {
 pub(crate) struct Walker<'s> {
     pub(crate) src: &'s str,
     pub(crate) depth: usize,
+    /// Tree levels used by this script and the scripts it is nested in (see
+    /// [`MAX_TREE_DEPTH`]).
+    pub(crate) levels: usize,
     /// Where the command runs, when reads are to be checked.
     pub(crate) site: Option<&'s Site>,
 }
@@ -440,7 +570,7 @@ impl<'s> Walker<'s> {
         parts: &mut Vec<CommandPart>,
     ) {
         if program.is_some_and(is_shell) {
-            classify_script(script, self.depth + 1, self.site, parts);
+            classify_script(script, self.depth + 1, self.levels, self.site, parts);
         } else {
             parts.push(part(
                 self.text(node),

@@ -212,10 +212,23 @@ pub(crate) fn has_unquoted_glob(raw: &str) -> bool {
 /// Words beyond which a brace expansion is not followed.
 pub(crate) const MAX_BRACE_WORDS: usize = 256;
 
+/// Brace groups in one word beyond which brace expansion is not followed.
+const MAX_BRACE_DEPTH: usize = 16;
+
 /// Brace expansion as bash does it before anything else (`{rm,-r,x}` → `rm`, `-r`, `x`;
 /// `a{b,c}d` → `abd`, `acd`), on the source text of a literal word; `None` when the word has
 /// no unquoted `{…,…}`. Stops after a little more than [`MAX_BRACE_WORDS`] words.
 pub(crate) fn expand_braces(raw: &str) -> Option<Vec<String>> {
+    expand_braces_within(raw, 0)
+}
+
+/// [`expand_braces`] for a word inside `depth` groups already expanded: each group is one
+/// level of recursion, so past [`MAX_BRACE_DEPTH`] the word counts as expanding to more than
+/// [`MAX_BRACE_WORDS`] words (which the callers treat as not followed).
+fn expand_braces_within(raw: &str, depth: usize) -> Option<Vec<String>> {
+    if depth > MAX_BRACE_DEPTH {
+        return Some(vec![raw.to_string(); MAX_BRACE_WORDS + 1]);
+    }
     let (open, commas, close) = brace_group(raw)?;
     let prefix = &raw[..open];
     let suffix = &raw[close + 1..];
@@ -224,7 +237,7 @@ pub(crate) fn expand_braces(raw: &str) -> Option<Vec<String>> {
     for end in commas.iter().copied().chain(std::iter::once(close)) {
         let joined = format!("{prefix}{}{suffix}", &raw[start..end]);
         start = end + 1;
-        match expand_braces(&joined) {
+        match expand_braces_within(&joined, depth + 1) {
             Some(more) => out.extend(more),
             None => out.push(joined),
         }

@@ -57,7 +57,13 @@ impl<'s> Walker<'s> {
         if let Some(at) = script_at {
             return match args.get(at) {
                 Some(script) if script.literal => {
-                    classify_script(&script.value, self.depth + 1, self.site, nested);
+                    classify_script(
+                        &script.value,
+                        self.depth + 1,
+                        self.levels,
+                        self.site,
+                        nested,
+                    );
                     Judged::new(
                         p,
                         ReadOnly,
@@ -151,7 +157,7 @@ impl<'s> Walker<'s> {
         if program == "eval" {
             if args.iter().all(|w| w.literal) {
                 let script = values.join(" ");
-                classify_script(&script, self.depth + 1, self.site, nested);
+                classify_script(&script, self.depth + 1, self.levels, self.site, nested);
 
                 return Some(Judged::new(
                     p,

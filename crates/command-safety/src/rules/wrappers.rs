@@ -161,7 +161,7 @@ impl<'s> Walker<'s> {
                             },
                         };
                         let script = [text, join_words(after)].join(" ");
-                        classify_script(&script, self.depth + 1, self.site, nested);
+                        classify_script(&script, self.depth + 1, self.levels, self.site, nested);
 
                         return Some(Judged::read_only(
                             p,
@@ -221,7 +221,13 @@ impl<'s> Walker<'s> {
                 // `watch` hands its words, joined by spaces, to `sh -c` (unless `-x`).
                 if program == "watch" && !values.iter().any(|v| matches!(*v, "-x" | "--exec")) {
                     if inner.iter().all(|w| w.literal) {
-                        classify_script(&join_words(inner), self.depth + 1, self.site, nested);
+                        classify_script(
+                            &join_words(inner),
+                            self.depth + 1,
+                            self.levels,
+                            self.site,
+                            nested,
+                        );
 
                         return Some(Judged::read_only(
                             p,
@@ -277,7 +283,7 @@ impl<'s> Walker<'s> {
                         "alias" => script.value.split_once('=').map_or("", |(_, v)| v),
                         _ => script.value.as_str(),
                     };
-                    classify_script(text, self.depth + 1, self.site, nested);
+                    classify_script(text, self.depth + 1, self.levels, self.site, nested);
                 }
 
                 return Some(Judged::read_only(
