@@ -10,6 +10,7 @@ import { useSessionStore } from "../session/store";
 import { commandText } from "../settings/ruleText";
 import { runsWhere } from "../sandbox/sandbox";
 import { InlineCode } from "../text/InlineCode";
+import { Visible } from "../text/Visible";
 import type { PendingApproval } from "../session/timeline";
 import "./approvals.css";
 
@@ -135,10 +136,10 @@ export function ApprovalDialog({ pending, queued, onDecide = decideApproval, wor
         {action.type === "exec" ? (
           <>
             <pre className="approval-command mono" aria-label="Command" tabIndex={0}>
-              {action.command}
+              <Visible text={action.command} />
             </pre>
             <p className="approval-cwd">
-              in <span className="mono">{action.cwd}</span>
+              in <span className="mono"><Visible text={action.cwd} /></span>
             </p>
             <p className={`approval-sandbox${request.sandbox ? "" : " approval-sandbox-none"}`} data-testid="approval-sandbox">
               {runsWhere(request.sandbox)}
@@ -148,7 +149,7 @@ export function ApprovalDialog({ pending, queued, onDecide = decideApproval, wor
           <>
             <ul className="approval-paths" aria-label="Files">
               {action.paths.map((path) => (
-                <li key={path} className="mono">{path}</li>
+                <li key={path} className="mono"><Visible text={path} /></li>
               ))}
             </ul>
             <DiffView diff={action.diff} path={action.paths[0]} maxHeight={360} />
@@ -157,7 +158,7 @@ export function ApprovalDialog({ pending, queued, onDecide = decideApproval, wor
         {suggested && (
           <div className="approval-rule" role="group" aria-label="Save a rule">
             <p className="approval-rule-text">
-              Save a rule for <code className="mono">{ruleText}</code>: commands that start with these words, without options
+              Save a rule for <code className="mono"><Visible text={ruleText} /></code>: commands that start with these words, without options
               that write files or run other programs.
             </p>
             <div className="approval-rule-scope" role="radiogroup" aria-label="Rule applies">

@@ -1,6 +1,9 @@
+import { Visible } from "./Visible";
+
 /**
  * Plain text where `backticked` spans render as code: engine reasons and hints are written
- * that way ("`rm` is not a known read-only command") but are not full markdown.
+ * that way ("`rm` is not a known read-only command") but are not full markdown. They quote
+ * commands and paths, so their hidden characters are shown ({@link Visible}).
  */
 export function InlineCode({ text }: { text: string }) {
   const parts = text.split(/(`[^`\n]+`)/g);
@@ -9,10 +12,10 @@ export function InlineCode({ text }: { text: string }) {
       {parts.map((part, i) =>
         part.length > 2 && part.startsWith("`") && part.endsWith("`") ? (
           <code key={i} className="inline-code">
-            {part.slice(1, -1)}
+            <Visible text={part.slice(1, -1)} />
           </code>
         ) : (
-          part
+          <Visible key={i} text={part} />
         ),
       )}
     </>

@@ -10,6 +10,7 @@ import { Spinner, StreamingDots } from "../../primitives/Spinner";
 import { ranWhere } from "../../sandbox/sandbox";
 import { TodoList } from "../../todos/TodoList";
 import { doneCount } from "../../todos/todos";
+import { Visible } from "../../text/Visible";
 import type { ToolRow } from "../rows";
 import {
   argumentSummary,
@@ -70,7 +71,7 @@ export const ToolCallCard = memo(function ToolCallCard({ row }: { row: ToolRow }
           <ChevronIcon className={`chevron${open ? " chevron-open" : ""}`} />
           <span className="tool-icon">{command !== null ? <TerminalIcon /> : <ToolIcon />}</span>
           <span className="tool-name">{row.name}</span>
-          {summary && !open && <span className="tool-summary mono">{summary}</span>}
+          {summary && !open && <span className="tool-summary mono"><Visible text={summary} /></span>}
         </button>
         <span className="tool-meta">
           {row.source && <SourceLink source={row.source} />}
@@ -101,7 +102,7 @@ export const ToolCallCard = memo(function ToolCallCard({ row }: { row: ToolRow }
           {command !== null ? (
             <pre className="tool-command mono" aria-label="Command">
               <span className="tool-prompt" aria-hidden="true">$ </span>
-              {command}
+              <Visible text={command} />
             </pre>
           ) : keystrokes ? (
             <KeystrokeList keystrokes={keystrokes} />
@@ -140,7 +141,7 @@ function ToolArguments({ row }: { row: ToolRow }) {
 function EscalationNote({ denial }: { denial: string }) {
   return (
     <p className="tool-sandbox-denial" role="note">
-      The sandbox refused: <span className="mono">{denial}</span>
+      The sandbox refused: <span className="mono"><Visible text={denial} /></span>
     </p>
   );
 }
@@ -199,7 +200,7 @@ function DetailsNote({ details }: { details: ToolDetails }) {
     return (
       <>
         <p className="tool-note">
-          in <span className="mono">{details.cwd}</span> ·{" "}
+          in <span className="mono"><Visible text={details.cwd} /></span> ·{" "}
           <span className={`tool-sandbox${contained ? "" : " tool-sandbox-none"}`} data-testid="tool-sandbox">
             {ranWhere(details.sandbox)}
           </span>
@@ -207,7 +208,7 @@ function DetailsNote({ details }: { details: ToolDetails }) {
         </p>
         {details.sandbox_denial && (
           <p className="tool-sandbox-denial" role="note">
-            The sandbox refused: <span className="mono">{details.sandbox_denial}</span>
+            The sandbox refused: <span className="mono"><Visible text={details.sandbox_denial} /></span>
           </p>
         )}
       </>
@@ -235,7 +236,7 @@ function KeystrokeList({ keystrokes }: { keystrokes: Keystrokes }) {
     <ol className="tool-keys mono" aria-label="Keystrokes">
       {keystrokes.map((k, i) => (
         <li key={i}>
-          <span className="tool-key-text">{showKeys(k.keys)}</span>
+          <span className="tool-key-text"><Visible text={showKeys(k.keys)} /></span>
           {k.duration !== null && <span className="tool-key-wait">wait {formatDuration(k.duration * 1000)}</span>}
         </li>
       ))}
