@@ -925,3 +925,24 @@ fn the_file_level_api_lists_adds_and_deletes() {
     );
     assert!(list_rules(&path).unwrap().is_empty());
 }
+
+#[test]
+fn a_config_with_rules_saves_and_loads_back_the_same() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("config.toml");
+    let config = Config {
+        rules: vec![
+            allow("npm test"),
+            scoped(deny("git push"), "/home/me/app"),
+            Rule {
+                command: vec!["grep".into(), "-e".into(), "it's a b".into()],
+                ..allow("x")
+            },
+        ],
+        ..Config::default()
+    };
+    config.save(&path).unwrap();
+    let text = std::fs::read_to_string(&path).unwrap();
+    assert!(text.contains("command = \"npm test\""), "{text}");
+    assert_eq!(Config::load(&path).unwrap(), config);
+}
