@@ -272,3 +272,40 @@ fn running_with_arg(arg: &str) -> bool {
                 .starts_with('Z')
     })
 }
+
+/// Without a working sandbox a contained call fails closed: it never runs uncontained.
+/// (Checked in a copy of this test binary started with `TACK_SANDBOX=none`, since the probe is
+/// once per process.)
+#[tokio::test]
+async fn without_a_sandbox_a_contained_call_does_not_run() {
+    if std::env::var_os("TACK_SANDBOX").is_none() {
+        let out = std::process::Command::new(std::env::current_exe().unwrap())
+            .args([
+                "without_a_sandbox_a_contained_call_does_not_run",
+                "--exact",
+                "--nocapture",
+            ])
+            .env("TACK_SANDBOX", "none")
+            .output()
+            .unwrap();
+        let text = format!(
+            "{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(out.status.success(), "{text}");
+        assert!(text.contains("1 passed"), "{text}");
+        return;
+    }
+    let (_parent, ws, _out) = dirs();
+    let ctx = ctx(&ws, SandboxMode::WorkspaceWrite);
+    let out = run(&ctx, json!({"command": "echo ran > f"})).await;
+    assert_eq!(out.status, ToolStatus::Failed);
+    assert!(
+        out.text
+            .contains("the sandbox is unavailable: no sandbox: TACK_SANDBOX=none"),
+        "{}",
+        out.text
+    );
+    assert!(!ws.join("f").exists());
+}

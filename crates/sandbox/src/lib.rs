@@ -61,6 +61,13 @@
 //!   `~/.ssh`), which run commands on remote hosts without the network namespace mattering,
 //!   or a service's socket in an unusual place. Hide such folders with
 //!   [`SandboxPolicy::hidden`].
+//! - **What the workspace means later.** In `workspace-write` a command can change files that
+//!   people or tools run afterwards outside the sandbox (`Makefile`, `package.json` scripts,
+//!   `.envrc`, editor task files); that is what writing the workspace means.
+//! - **A protected path that is a symlink** inside a writable folder: the target is protected,
+//!   the link itself can be replaced.
+//! - **Thread-hungry builds.** The process limit counts threads too: a highly parallel build
+//!   on a many-core machine can reach 512; raise [`SandboxPolicy::max_processes`] there.
 //! - **With the network on**, everything the network reaches: the host's loopback services
 //!   and abstract Unix sockets included.
 //! - **Kernel attack surface.** No seccomp filter is installed; a kernel bug reachable from
@@ -69,7 +76,11 @@
 //! # Choosing no sandbox
 //! `TACK_SANDBOX=none` in Tack's environment makes [`probe`] report
 //! [`SandboxMechanism::None`] without trying `bwrap` (to exercise the no-sandbox path; then
-//! every command asks before it runs).
+//! every command asks before it runs). Any other value, or none, probes as usual.
+//!
+//! No Landlock + seccomp fallback exists yet: where `bwrap` is missing or fails, [`probe`]
+//! says why and [`contain`] refuses ([`SandboxError::Unavailable`]), so the caller must ask
+//! before running anything uncontained.
 
 mod cgroup;
 mod denial;
