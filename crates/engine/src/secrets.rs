@@ -746,6 +746,47 @@ mod tests {
     }
 
     #[test]
+    fn held_back_deltas_are_released_before_the_next_event_and_redacted() {
+        let key = "sk-event-redactor-9d1c55e0";
+        remember(&ApiKey::new(key));
+        let mut r = EventRedactor::default();
+        let delta = |text: &str| EngineEvent::TextDelta {
+            turn_id: "t".into(),
+            text: text.into(),
+        };
+        let output = |chunk: &str| EngineEvent::ToolOutputDelta {
+            turn_id: "t".into(),
+            call_id: "c".into(),
+            chunk: chunk.into(),
+        };
+        let mut passed = Vec::new();
+        passed.extend(r.pass(delta("key: sk-event-")));
+        passed.extend(r.pass(output("out sk-ev")));
+        passed.extend(r.pass(delta("redactor-9d1c55e0!")));
+        passed.extend(r.pass(EngineEvent::TurnCompleted {
+            turn_id: "t".into(),
+            usage: Default::default(),
+        }));
+        let text: String = passed
+            .iter()
+            .filter_map(|e| match e {
+                EngineEvent::TextDelta { text, .. } => Some(text.as_str()),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(text, "key: [REDACTED]!");
+        // The tool output's held-back end came out (it was not a key) before the turn ended.
+        let n = passed.len();
+        assert!(
+            matches!(&passed[n - 2], EngineEvent::ToolOutputDelta { chunk, .. } if chunk == "sk-ev"),
+            "{passed:?}"
+        );
+        assert!(matches!(passed[n - 1], EngineEvent::TurnCompleted { .. }));
+        let printed = serde_json::to_string(&passed).unwrap();
+        assert!(!printed.contains("sk-event-r"), "{printed}");
+    }
+
+    #[test]
     fn text_that_only_looks_like_a_key_start_is_released_at_the_end() {
         let keys = keys(&["sk-canary-7f3a9c2e51d04b8e"]);
         let mut r = StreamRedactor::default();
