@@ -11,6 +11,7 @@ import { commandText } from "../settings/ruleText";
 import { runsWhere } from "../sandbox/sandbox";
 import { InlineCode } from "../text/InlineCode";
 import { Visible } from "../text/Visible";
+import { visibleLines } from "../text/visible";
 import type { PendingApproval } from "../session/timeline";
 import "./approvals.css";
 
@@ -152,7 +153,7 @@ export function ApprovalDialog({ pending, queued, onDecide = decideApproval, wor
                 <li key={path} className="mono"><Visible text={path} /></li>
               ))}
             </ul>
-            <DiffView diff={action.diff} path={action.paths[0]} maxHeight={360} />
+            <DiffView diff={visibleLines(action.diff)} path={action.paths[0]} maxHeight={360} />
           </>
         )}
         {suggested && (

@@ -55,6 +55,17 @@ describe("hidden characters in approval displays", () => {
     expect(files.textContent).toBe("/w/notes⟨U+202E⟩fdp.exe");
   });
 
+  it("the dialog's diff shows a bidi override in the changed code instead of applying it", () => {
+    const onDecide = vi.fn<(id: string, d: ApprovalDecision) => Promise<boolean>>().mockResolvedValue(true);
+    const diff = "--- a/auth.js\n+++ b/auth.js\n@@ -1 +1 @@\n-ok();\n+if (role != \"user\u202e \u2066// admin\u2069\u2066\") { grant(); }\n";
+    const pending = approval({ tool: "edit", action: { type: "file_write", paths: ["/w/auth.js"], diff } });
+    render(<ApprovalDialog pending={pending} queued={0} onDecide={onDecide} workspace="/w" />);
+    const dialog = screen.getByRole("alertdialog");
+    expect(HIDDEN.test(dialog.textContent ?? "")).toBe(false);
+    expect(dialog.textContent).toContain("⟨U+202E⟩");
+    expect(dialog.textContent).toContain("⟨U+2066⟩// admin⟨U+2069⟩");
+  });
+
   it("the tool card shows the command the same way, folded and open", () => {
     const row: ToolRow = {
       kind: "tool",

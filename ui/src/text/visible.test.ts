@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { visible, visibleParts } from "./visible";
+import { visible, visibleLines, visibleParts } from "./visible";
 
 /** Reads `visible`'s output back; that it always returns the input proves no two texts display the same. */
 function decode(shown: string): string | null {
@@ -94,5 +94,10 @@ describe("visible", () => {
       if (earlier !== undefined) expect(earlier).toBe(text);
       seen.set(shown, text);
     }
+  });
+
+  it("keeps a diff's line breaks and tabs but shows a bidi override in a line", () => {
+    const diff = "@@ -1 +1 @@\n-\tok\n+\tif (role != \"user\u202e \u2066// admin\u2069\u2066\") {";
+    expect(visibleLines(diff)).toBe("@@ -1 +1 @@\n-\tok\n+\tif (role != \"user⟨U+202E⟩ ⟨U+2066⟩// admin⟨U+2069⟩⟨U+2066⟩\") {");
   });
 });

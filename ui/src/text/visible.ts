@@ -91,3 +91,16 @@ export function visible(text: string): string {
     .map((p) => p.text)
     .join("");
 }
+
+/**
+ * A multi-line text (a diff, file content) with each line through {@link visible}: its line
+ * breaks and tabs stay what they are (they are its layout, and draw nothing misleading); every
+ * other hidden character becomes a token, so a right-to-left override in a changed line
+ * ("Trojan Source") shows instead of reordering the code the user approves.
+ */
+export function visibleLines(text: string): string {
+  return text
+    .split("\n")
+    .map((line) => line.split("\t").map(visible).join("\t"))
+    .join("\n");
+}

@@ -11,6 +11,7 @@ import { ranWhere } from "../../sandbox/sandbox";
 import { TodoList } from "../../todos/TodoList";
 import { doneCount } from "../../todos/todos";
 import { Visible } from "../../text/Visible";
+import { visibleLines } from "../../text/visible";
 import type { ToolRow } from "../rows";
 import {
   argumentSummary,
@@ -119,7 +120,7 @@ export const ToolCallCard = memo(function ToolCallCard({ row }: { row: ToolRow }
           {changes && (
             <div className="tool-diffs">
               {changes.map((change, i) => (
-                <DiffView key={i} diff={change.diff} path={change.move_to ?? change.path} />
+                <DiffView key={i} diff={visibleLines(change.diff)} path={change.move_to ?? change.path} />
               ))}
             </div>
           )}
