@@ -57,33 +57,46 @@ fn script() -> Vec<ScriptedResponse> {
     responses
 }
 
+/// A variable in Tack's environment that is not a key: what an attempt that reaches Tack's
+/// environment shows.
+const MARKER: &str = "marker-5d1e0c7a";
+
 /// Runs the scripted attempts with `args` and returns the provider (with what it was sent)
 /// and the folders.
 fn attempt(args: &[&str]) -> (ReplayProvider, Env, support::Run) {
     let provider = ReplayProvider::start(script());
     let env = Env::new(&provider.url("/v1"));
-    let mut all = vec!["--max-steps", "40"];
-    all.extend_from_slice(args);
-    let run = env.exec(&all, "find the provider key");
+    let mut cmd = env.tack();
+    cmd.env("TACK_TEST_MARKER", MARKER)
+        .args(["exec", "--max-steps", "40", "--cwd"])
+        .arg(&env.workspace)
+        .args(args)
+        .arg("find the provider key");
+    let run = support::Run::from(cmd.output().unwrap());
     (provider, env, run)
 }
 
-/// The control: the same attempts with the sandbox switched off by the user
-/// (`danger-full-access`, `never`) do reach Tack's environment — so the attempts are real,
-/// and what keeps the key out in the other tests is the containment.
-#[test]
-fn the_attempts_are_real_without_the_sandbox() {
-    let (provider, _env, run) =
-        attempt(&["--approval", "never", "--sandbox", "danger-full-access"]);
-    let leaked = provider
+fn sent(provider: &ReplayProvider, needle: &str) -> bool {
+    provider
         .requests()
         .iter()
-        .any(|r| String::from_utf8_lossy(&r.body).contains(CANARY));
+        .any(|r| String::from_utf8_lossy(&r.body).contains(needle))
+}
+
+/// The control: with the sandbox switched off by the user (`danger-full-access`, `never`)
+/// the same attempts do reach Tack's environment — the marker comes back, so the attempts are
+/// real — and still not the key, which Tack took out of its environment (and out of the
+/// block `/proc/<pid>/environ` shows) before anything ran.
+#[test]
+fn uncontained_the_attempts_reach_tacks_environment_but_not_the_key() {
+    let (provider, env, run) = attempt(&["--approval", "never", "--sandbox", "danger-full-access"]);
     assert!(
-        leaked,
-        "uncontained, `cat /proc/$PPID/environ` reads Tack's initial environment; stderr: {}",
+        sent(&provider, MARKER),
+        "uncontained, `cat /proc/$PPID/environ` reads Tack's environment; stderr: {}",
         run.stderr
     );
+    assert!(!sent(&provider, CANARY), "but the key is not in it");
+    assert!(!env.everything_written().contains(CANARY));
 }
 
 fn assert_no_key_anywhere(policy: &str) {
@@ -100,6 +113,11 @@ fn assert_no_key_anywhere(policy: &str) {
         assert!(
             !body.contains(CANARY),
             "{policy}: request {} carries the key back to the model",
+            r.index
+        );
+        assert!(
+            !body.contains(MARKER),
+            "{policy}: request {}: a contained command saw Tack's environment",
             r.index
         );
     }
