@@ -144,6 +144,13 @@ describe("approval dialog", () => {
       expect(screen.getByRole("button", { name: "Always allow grep 'a b' in this workspace" })).toBeInTheDocument();
     });
 
+    it("shows hidden characters of a suggested rule on the buttons, by name", () => {
+      setup(0, { suggested_rule: ["make", "a\u202eb"] });
+      const allow = screen.getByRole("button", { name: /^Always allow make/ });
+      expect(allow.textContent).not.toContain("\u202e");
+      expect(allow.textContent).toContain("U+202E");
+    });
+
     it("without a known workspace only every workspace can be chosen", () => {
       setup(0, withRule, null);
       expect(screen.getByRole("radio", { name: /this workspace/ })).toBeDisabled();

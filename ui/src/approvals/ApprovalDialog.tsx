@@ -180,10 +180,10 @@ export function ApprovalDialog({ pending, queued, onDecide = decideApproval, wor
             </div>
             <div className="approval-rule-actions">
               <Button variant="secondary" size="sm" disabled={!live} onClick={() => decide({ type: "always_deny", rule: rule("deny") })}>
-                Always deny <code className="mono">{ruleText}</code> {scopeWords}
+                Always deny <code className="mono"><Visible text={ruleText} /></code> {scopeWords}
               </Button>
               <Button variant="secondary" size="sm" disabled={!live} onClick={() => decide({ type: "always_allow", rule: rule("allow") })}>
-                Always allow <code className="mono">{ruleText}</code> {scopeWords}
+                Always allow <code className="mono"><Visible text={ruleText} /></code> {scopeWords}
               </Button>
             </div>
           </div>

@@ -4,6 +4,7 @@ import { Badge } from "../primitives/Badge";
 import { Button, IconButton } from "../primitives/Button";
 import { Field } from "../primitives/Field";
 import { TrashIcon } from "../primitives/icons";
+import { Visible } from "../text/Visible";
 import { toast } from "../toast/toastStore";
 import { useCatalogStore } from "./catalogStore";
 import { commandText, describeRule, scopeText } from "./ruleText";
@@ -95,9 +96,17 @@ export function RulesSection({ workspace }: RulesSectionProps) {
                     <td>
                       <Badge tone={rule.decision === "allow" ? "success" : "danger"}>{rule.decision}</Badge>
                     </td>
-                    <td className="mono rules-command">{commandText(rule.command)}</td>
+                    <td className="mono rules-command">
+                      <Visible text={commandText(rule.command)} />
+                    </td>
                     <td className="rules-scope">
-                      {rule.workspace ? <span className="mono">{rule.workspace}</span> : "every workspace"}
+                      {rule.workspace ? (
+                        <span className="mono">
+                          <Visible text={rule.workspace} />
+                        </span>
+                      ) : (
+                        "every workspace"
+                      )}
                     </td>
                     <td className="rules-actions">
                       <IconButton label={`Delete the rule ${text}`} onClick={() => void remove(rule)}>
