@@ -41,7 +41,7 @@ use walker::classify_script;
 use words::Word;
 
 mod args;
-mod env;
+pub mod env;
 mod git_repo;
 mod judge;
 mod reads;

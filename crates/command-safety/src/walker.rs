@@ -21,7 +21,7 @@ pub(crate) const MAX_NESTING: usize = 8;
 /// How deep the syntax tree of a command line may be, counting the trees of the scripts it
 /// runs (`bash -c '…'`) on top of the tree they appear in. The walk recurses once (or a few
 /// times) per level, so this bounds the stack it needs; real command lines stay far below.
-pub(crate) const MAX_TREE_DEPTH: usize = 100;
+pub(crate) const MAX_TREE_DEPTH: usize = 64;
 
 /// How many run-on newlines ([`separate_run_on_command`]) are repaired before giving up.
 const MAX_REPAIRS: usize = 64;
@@ -224,6 +224,9 @@ pub(crate) fn classify_script(
         site,
     };
     walker.visit(root, parts);
+    if let Some(reason) = crate::rules::bash_eval::evaluated_in_strings(script, root) {
+        parts.push(part(script, None, CommandClass::Dangerous, reason));
+    }
     if root.has_error() {
         // The grammar takes `{rm,-r,x}` for a broken `{ …; }` group, where bash expands the
         // word before anything else: judge the line with its braces expanded too.
@@ -428,8 +431,8 @@ impl<'s> Walker<'s> {
         }
         let mut verdicts: Vec<(CommandClass, String)> = Vec::new();
         for (name, _) in &assignments {
-            if let Some(reason) = risky_variable(name) {
-                verdicts.push((CommandClass::Mutating, reason));
+            if let Some((class, reason)) = risky_variable(name) {
+                verdicts.push((class, reason));
             }
         }
         let mut nested: Vec<CommandPart> = Vec::new();
@@ -812,8 +815,8 @@ impl<'s> Walker<'s> {
             .child_by_field_name("name")
             .map(|n| self.text(n))
             .unwrap_or("");
-        if let Some(reason) = risky_variable(name) {
-            parts.push(part(self.text(node), None, CommandClass::Mutating, reason));
+        if let Some((class, reason)) = risky_variable(name) {
+            parts.push(part(self.text(node), None, class, reason));
         }
         self.substitutions(node, parts);
     }

@@ -2,6 +2,7 @@
 //! downloaders, and which write targets are harmless or belong to the system.
 
 pub(crate) mod awk;
+pub(crate) mod bash_eval;
 pub(crate) mod find;
 pub(crate) mod git;
 pub(crate) mod interpreters;

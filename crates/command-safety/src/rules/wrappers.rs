@@ -175,9 +175,9 @@ impl<'s> Walker<'s> {
                         rest = tail.get(1..).unwrap_or(&[]);
                     } else if v.starts_with('-') || (v.contains('=') && !v.starts_with('=')) {
                         if let Some((name, _)) = v.split_once('=')
-                            && let Some(reason) = risky_variable(name)
+                            && let Some((class, reason)) = risky_variable(name)
                         {
-                            nested.push(part(v, None, Mutating, reason));
+                            nested.push(part(v, None, class, reason));
                         }
                         rest = tail;
                     } else {
