@@ -14,11 +14,15 @@
 //!   with `P` word for word; and
 //! - either the words are exactly `P`, or the part has no
 //!   [`side_effect`](CommandPart::side_effect) (an option that writes a file or runs a
-//!   program: `git diff --output=x`), and is neither [`CommandClass::Dangerous`] nor
-//!   [`CommandClass::WritesOutside`]. A prefix stands for "this command with harmless
-//!   arguments"; only a rule that names the whole command covers more.
+//!   program: `git diff --output=x`), and is neither [`CommandClass::Dangerous`],
+//!   [`CommandClass::WritesOutside`] nor [`CommandClass::ReadsOutside`] (allow `cat`, saved
+//!   for `cat README.md`, does not run `cat ~/.ssh/id_ed25519`). A prefix stands for "this
+//!   command with harmless arguments"; only a rule that names the whole command covers more.
 //!
-//! A compound line is allowed only when **every** part is covered by some rule on its own.
+//! A compound line is allowed only when **every** part is covered by some rule on its own,
+//! or is a known read-only command inside the workspace (which runs under every policy
+//! anyway), and at least one part is covered by a rule: allow `npm test` runs `git status &&
+//! npm test`, not `npm test; rm -rf x`.
 //!
 //! # Deny rules match eagerly
 //!
@@ -207,7 +211,14 @@ impl RuleSet {
         }
         let mut used: Vec<usize> = Vec::new();
         for part in &assessment.parts {
+            // A known read-only part inside the workspace runs under every policy without a
+            // rule, so it needs none: `git status && npm test` is allowed by `npm test`.
+            // At least one part must still be covered by a rule (checked below).
+            let optional = part.class == CommandClass::ReadOnly && part.side_effect.is_none();
             let Some(first) = part.literal_words.as_ref().and_then(|w| w.first()) else {
+                if optional {
+                    continue;
+                }
                 return RuleOutcome::NotDecided;
             };
             let covering = self.allow_by_first_word.get(first).and_then(|candidates| {
@@ -219,8 +230,12 @@ impl RuleSet {
             match covering {
                 Some(i) if !used.contains(&i) => used.push(i),
                 Some(_) => {}
+                None if optional => {}
                 None => return RuleOutcome::NotDecided,
             }
+        }
+        if used.is_empty() {
+            return RuleOutcome::NotDecided;
         }
         RuleOutcome::Allowed {
             rules: used
@@ -240,11 +255,13 @@ pub fn allow_covers(prefix: &[String], part: &CommandPart) -> bool {
     if prefix.is_empty() || !words.starts_with(prefix) {
         return false;
     }
+    // Reading outside the workspace is a widening too: "always allow `cat`", saved for
+    // `cat README.md`, must not let `cat ~/.ssh/id_ed25519` run unasked.
     words.len() == prefix.len()
         || (part.side_effect.is_none()
             && !matches!(
                 part.class,
-                CommandClass::Dangerous | CommandClass::WritesOutside
+                CommandClass::Dangerous | CommandClass::WritesOutside | CommandClass::ReadsOutside
             ))
 }
 
@@ -310,16 +327,26 @@ fn text_words(text: &str) -> Vec<String> {
 /// `None` when the line is empty, when any part is not all literal words (an expansion, an
 /// assignment, a redirection), is dangerous, writes outside the workspace or has a side
 /// effect (a shorter prefix would not cover it, and saving the whole line as a rule is not
-/// what "always" means), or when the parts would need different prefixes (`cd x && make`):
-/// one rule must cover the whole line, or the dialog offers none.
+/// what "always" means), or when the parts that need a rule would need different prefixes
+/// (`make && npm test`): one rule must cover the whole line, or the dialog offers none.
+/// Known read-only parts need no rule, so `cd src && npm test` is offered `npm test`.
 pub fn suggest(assessment: &CommandAssessment) -> Option<Vec<String>> {
-    let mut suggestion: Option<Vec<String>> = None;
+    // (needs a rule, prefix) for every part that could carry one.
+    let mut candidates: Vec<(bool, Vec<String>)> = Vec::new();
     for part in &assessment.parts {
-        let words = part.literal_words.as_ref()?;
+        // Read-only parts need no rule (as in `RuleSet::judge`), but a line of nothing else
+        // may still be offered one.
+        let optional = part.class == CommandClass::ReadOnly && part.side_effect.is_none();
+        let Some(words) = part.literal_words.as_ref() else {
+            if optional {
+                continue;
+            }
+            return None;
+        };
         if part.side_effect.is_some()
             || matches!(
                 part.class,
-                CommandClass::Dangerous | CommandClass::WritesOutside
+                CommandClass::Dangerous | CommandClass::WritesOutside | CommandClass::ReadsOutside
             )
         {
             return None;
@@ -332,13 +359,15 @@ pub fn suggest(assessment: &CommandAssessment) -> Option<Vec<String>> {
                 .take(2)
                 .cloned(),
         );
-        match &suggestion {
-            None => suggestion = Some(prefix),
-            Some(s) if *s == prefix => {}
-            Some(_) => return None,
-        }
+        candidates.push((!optional, prefix));
     }
-    suggestion
+    let needed = candidates.iter().any(|(needs, _)| *needs);
+    let mut chosen = candidates
+        .into_iter()
+        .filter(|(needs, _)| *needs || !needed)
+        .map(|(_, prefix)| prefix);
+    let first = chosen.next()?;
+    chosen.all(|p| p == first).then_some(first)
 }
 
 /// Whether a word reads like a subcommand (`test`, `run`, `test:unit`, `c++`) rather than an
@@ -364,12 +393,25 @@ pub fn validate_allow(rule: &Rule, assessment: &CommandAssessment) -> Result<(),
     if assessment.parts.is_empty() {
         return Err("the command is empty: there is nothing for a rule to allow".to_string());
     }
+    let needs_rule =
+        |p: &&CommandPart| !(p.class == CommandClass::ReadOnly && p.side_effect.is_none());
     match assessment
         .parts
         .iter()
+        .filter(needs_rule)
         .find(|p| !allow_covers(&rule.command, p))
     {
-        None => Ok(()),
+        None if assessment
+            .parts
+            .iter()
+            .any(|p| allow_covers(&rule.command, p)) =>
+        {
+            Ok(())
+        }
+        None => Err(format!(
+            "{} covers no part of the command that needs a rule",
+            rule.describe()
+        )),
         Some(part) => Err(format!(
             "{} does not cover `{}`{}",
             rule.describe(),

@@ -118,12 +118,26 @@ fn a_prefix_never_covers_an_added_side_effect_a_danger_or_a_write_outside() {
     ));
     let outside = part("git diff --stat", CommandClass::WritesOutside);
     assert_eq!(judge(&rules, vec![outside]), RuleOutcome::NotDecided);
-    // Reads outside the workspace are not writes: the prefix covers them.
+    // Reading outside the workspace widens too: only the exact words cover it.
     let reads = part("git diff /etc/x", CommandClass::ReadsOutside);
+    assert_eq!(judge(&rules, vec![reads.clone()]), RuleOutcome::NotDecided);
     assert!(matches!(
-        judge(&rules, vec![reads]),
+        judge(&[allow("git diff /etc/x")], vec![reads]),
         RuleOutcome::Allowed { .. }
     ));
+}
+
+#[test]
+fn read_only_parts_need_no_rule_but_one_part_must_be_covered() {
+    let rules = [allow("npm test")];
+    let status = part("git status", CommandClass::ReadOnly);
+    let test = part("npm test", CommandClass::Mutating);
+    assert!(matches!(
+        judge(&rules, vec![status.clone(), test]),
+        RuleOutcome::Allowed { .. }
+    ));
+    // Nothing covered by a rule: not the rules' decision.
+    assert_eq!(judge(&rules, vec![status]), RuleOutcome::NotDecided);
 }
 
 #[test]
@@ -434,7 +448,13 @@ fn covers_by_itself(rule: &Rule, part: &CommandPart) -> bool {
         && (w.len() == rule.command.len()
             || (part.side_effect.is_none()
                 && part.class != CommandClass::Dangerous
-                && part.class != CommandClass::WritesOutside))
+                && part.class != CommandClass::WritesOutside
+                && part.class != CommandClass::ReadsOutside))
+}
+
+/// Parts that need no rule: known read-only, no side effect.
+fn needs_no_rule(part: &CommandPart) -> bool {
+    part.class == CommandClass::ReadOnly && part.side_effect.is_none()
 }
 
 proptest! {
@@ -446,9 +466,11 @@ proptest! {
         let outcome = judge(&rules, parts.clone());
         if let RuleOutcome::Allowed { rules: used } = &outcome {
             prop_assert!(!parts.is_empty());
+            prop_assert!(!used.is_empty(), "some rule decided");
             for p in &parts {
                 prop_assert!(
-                    used.iter().any(|r| r.decision == RuleDecision::Allow && covers_by_itself(r, p)),
+                    needs_no_rule(p)
+                        || used.iter().any(|r| r.decision == RuleDecision::Allow && covers_by_itself(r, p)),
                     "{:?} allowed by {:?}", p, used
                 );
             }
@@ -456,7 +478,9 @@ proptest! {
         // Completeness: when every part is covered by some allow rule and no deny rule is in
         // the set, the line is allowed.
         let any_deny = rules.iter().any(|r| r.decision == RuleDecision::Deny);
-        let all_covered = !parts.is_empty() && parts.iter().all(|p| rules.iter().any(|r| r.decision == RuleDecision::Allow && covers_by_itself(r, p)));
+        let covered = |p: &CommandPart| rules.iter().any(|r| r.decision == RuleDecision::Allow && covers_by_itself(r, p));
+        let all_covered = parts.iter().any(covered)
+            && parts.iter().all(|p| needs_no_rule(p) || covered(p));
         if !any_deny && all_covered {
             prop_assert!(matches!(outcome, RuleOutcome::Allowed { .. }), "{:?}", outcome);
         }
@@ -576,7 +600,7 @@ mod real_lines {
         for command in [
             "rm -rf build",
             "$X test",
-            "cd src && npm test",
+            "make && npm test",
             "npm test; rm x",
             "X=1 npm test",
             "npm test > /tmp/out",
