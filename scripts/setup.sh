@@ -5,6 +5,8 @@
 # Expects what the base image has: Rust (cargo, with cargo-nextest for scripts/test.sh),
 # Node.js >= 20 with npm, Python >= 3.10. Installs:
 #   - Debian packages for the Tauri build, the headless test stack and the keychain tests;
+#   - cargo-machete (the unused-dependency check of scripts/test.sh), when it is missing:
+#     `cargo install --locked`, about 3 CPU-minutes to build (2 to 10 minutes on 2 cores);
 #   - ui/node_modules with `npm ci`, when ui/package-lock.json exists;
 #   - the local model server's venv and weights (scripts/local-llm.sh install).
 #
@@ -92,6 +94,25 @@ check_toolchains() {
   fi
 }
 
+# cargo-machete finds dependencies that no code of their crate uses (scripts/test.sh, stage
+# "deps"). Chosen over cargo-shear because it builds in a fraction of the time (no
+# rust-analyzer parser). Pinned, so every machine runs the same check.
+CARGO_MACHETE_VERSION=0.9.2
+
+setup_cargo_machete() {
+  local have
+  have=$(cargo machete --version 2>/dev/null || true)
+  if [[ "$have" == *"$CARGO_MACHETE_VERSION"* ]]; then
+    done_ "cargo-machete: $CARGO_MACHETE_VERSION already installed"
+    return
+  fi
+  local t0
+  t0=$(now)
+  say "installing cargo-machete $CARGO_MACHETE_VERSION (cargo install --locked; a few minutes)"
+  cargo install --locked --quiet cargo-machete --version "$CARGO_MACHETE_VERSION"
+  done_ "cargo-machete: installed $CARGO_MACHETE_VERSION ($(since "$t0"))"
+}
+
 setup_ui() {
   local ui="$ROOT/ui"
   if [[ ! -f "$ui/package-lock.json" ]]; then
@@ -130,6 +151,7 @@ main() {
   t0=$(now)
   setup_apt
   check_toolchains
+  setup_cargo_machete
   setup_ui
   setup_local_llm
   say "done in $(since "$t0"):"
