@@ -3,12 +3,15 @@
 #
 # Stages, in order, stopping at the first failure:
 #   setup        scripts/setup.sh (system packages, ui/node_modules, the local model; idempotent)
+#   deps         cargo machete: no crate declares a dependency its code does not use
 #   ui build     npm run build in ui/ (src-tauri embeds ui/dist, so it must exist first)
 #   local model  scripts/local-llm.sh ensure: llama.cpp + SmolLM2-135M on 127.0.0.1
 #   rust         cargo nextest run --workspace with TACK_LOCAL_LLM=1 (cargo test without nextest)
 #   keychain     the keychain tests again, under a real Secret Service (see KEYCHAIN_TESTS)
-#   ui tests     npm test in ui/, when package.json has a "test" script
-#   ui flows     npm run test:e2e in ui/ (headless Chromium), when that script exists
+#   ui tests     npm test in ui/ (tsc over app and test files, ESLint, vitest), when package.json
+#                has a "test" script
+#   ui flows     npm run test:e2e:built in ui/ (headless Chromium, on the ui/dist built above),
+#                else npm run test:e2e, when that script exists
 #   window       the real-window smoke test under Xvfb (see WINDOW_SMOKE)
 #
 # Arguments, if any, replace `--workspace` in the Rust stage: `scripts/test.sh -p tack-wire`.
@@ -131,6 +134,7 @@ main() {
   local t0
   t0=$(now)
   stage setup scripts/setup.sh
+  stage deps cargo machete
 
   if [[ -f ui/package.json ]]; then
     stage "ui build" build_ui
@@ -154,7 +158,10 @@ main() {
   else
     skip "ui tests" "no \"test\" script in ui/package.json"
   fi
-  if has_npm_script test:e2e; then
+  # The "ui build" stage has built ui/dist: run the flows on it rather than build it again.
+  if has_npm_script test:e2e:built; then
+    stage "ui flows" bash -c 'cd ui && npm run test:e2e:built'
+  elif has_npm_script test:e2e; then
     stage "ui flows" bash -c 'cd ui && npm run test:e2e'
   else
     skip "ui flows" "no \"test:e2e\" script in ui/package.json"

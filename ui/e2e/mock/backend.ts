@@ -50,6 +50,8 @@ export interface Recording {
 }
 
 export interface PastSession {
+  /** What the fixture shows, for its readers. */
+  description?: string;
   summary: SessionSummary;
   settings: SessionSettings;
   items: Item[];
