@@ -17,7 +17,7 @@ readonly ROOT
 cd "$ROOT"
 say() { printf '[fuzz] %s\n' "$*" >&2; }
 
-ALL=(swe_agent_reply mini_swe_agent_reply terminus_2_reply text_call_recovery wire_decode)
+ALL=(swe_agent_reply mini_swe_agent_reply terminus_2_reply text_call_recovery wire_decode command_safety)
 replay=0
 seconds=60
 if [[ "${1:-}" == "--replay" ]]; then

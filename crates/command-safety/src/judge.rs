@@ -19,6 +19,16 @@ impl<'s> Walker<'s> {
     /// Judges a simple command given its words (program first), then where a command that
     /// changes files writes.
     pub(crate) fn judge(&self, words: &[Word], nested: &mut Vec<CommandPart>) -> Judged {
+        // `rm *` beside a file named `-rf` is `rm -rf …`: a glob that matches a name that
+        // looks like an option is judged as the words bash makes of it.
+        if let Some(expanded) = self.expand_option_globs(words) {
+            let mut judged = self.judge(&expanded, nested);
+            judged.reason = format!(
+                "{} (after the pattern matches a file named like an option)",
+                judged.reason
+            );
+            return judged;
+        }
         let mut judged = self.judge_program(words, nested);
         // A wrapper (`timeout 5 rm x`, `xargs cat`, `sudo …`) runs another program.
         if judged.side_effect.is_none()
@@ -40,6 +50,33 @@ impl<'s> Walker<'s> {
             judged.reason = reason;
         }
         judged
+    }
+
+    /// `words` with their globs expanded against the working directory, when one of them
+    /// matches a name starting with `-`; `None` otherwise (or without a site).
+    fn expand_option_globs(&self, words: &[Word]) -> Option<Vec<Word>> {
+        let site = self.site?;
+        let mut option_like = false;
+        let mut out = Vec::with_capacity(words.len());
+        for (i, word) in words.iter().enumerate() {
+            let matches = (i > 0 && word.glob && word.literal)
+                .then(|| site.glob_words(&word.value))
+                .flatten();
+            match matches {
+                Some(names) => {
+                    option_like |= names.iter().any(|n| n.starts_with('-'));
+                    out.extend(names.into_iter().map(|n| Word {
+                        path: Some(n.clone()),
+                        value: n,
+                        glob: false,
+                        plain: false,
+                        ..word.clone()
+                    }));
+                }
+                None => out.push(word.clone()),
+            }
+        }
+        option_like.then_some(out)
     }
 
     /// Judges a simple command given its words (program first), without the write check.
@@ -148,19 +185,10 @@ impl<'s> Walker<'s> {
         args: &[Word],
         nested: &mut Vec<CommandPart>,
     ) -> Option<Judged> {
-        use CommandClass::{Dangerous, Mutating};
+        use CommandClass::{Mutating, ReadOnly};
         let values: Vec<&str> = args.iter().map(|w| w.value.as_str()).collect();
         let p = Some(program);
         let ro = |reason: &str| Some(Judged::read_only(p, reason));
-        let writes = |reason: String| Some(Judged::new(p, Mutating, reason));
-        let has = |flags: &[&str]| {
-            values.iter().any(|v| {
-                flags
-                    .iter()
-                    .any(|f| v == f || (f.starts_with("--") && v.starts_with(&format!("{f}="))))
-            })
-        };
-        let positionals = || values.iter().filter(|v| !v.starts_with('-')).count();
         match program {
             "ls" | "dir" | "vdir" | "cat" | "head" | "tail" | "wc" | "pwd" | "stat" | "which"
             | "whoami" | "uname" | "du" | "df" | "diff" | "cmp" | "basename" | "dirname"
@@ -177,113 +205,34 @@ impl<'s> Walker<'s> {
             | "shift" | "set" | "shopt" | "rg" | "fd" | "fdfind" | "bat" | "batcat" | "exa"
             | "eza" | "pgrep" | "w" | "who" | "last" => {}
             "find" => return Some(self.judge_find(args, nested)),
-            "sed" => return Some(judge_sed(&values)),
-            "awk" | "gawk" | "mawk" | "nawk" => return Some(judge_awk(&values)),
-            "git" => return Some(judge_git(&values)),
+            "sed" => return Some(judge_sed(args)),
+            "awk" | "gawk" | "mawk" | "nawk" => return Some(judge_awk(args)),
+            "git" => {
+                let mut judged = judge_git(&values);
+                if judged.class == ReadOnly
+                    && let Some(site) = self.site
+                    && let Some(reason) =
+                        crate::git_repo::config_names_program(&git_dir_of(&site.cwd, args))
+                {
+                    judged.class = Mutating;
+                    judged.reason = reason;
+                }
+                return Some(judged);
+            }
             _ => return None,
         }
+        if matches!(program, "fd" | "fdfind")
+            && let Some(judged) = self.judge_fd(program, args, nested)
+        {
+            return Some(judged);
+        }
+        if let Some(judged) = crate::rules::coreutils::judge_options(program, args) {
+            return Some(judged);
+        }
+        if let Some(judged) = variable_names(program, args) {
+            return Some(judged);
+        }
         match program {
-            "sort"
-                if has(&["-o", "--output", "--compress-program"])
-                    || values.iter().any(|v| v.starts_with("-o") && v.len() > 2) =>
-            {
-                writes("`sort -o` writes its output to a file".to_string())
-            }
-            "uniq" if positionals() >= 2 => {
-                writes("`uniq` with two file names writes the second".to_string())
-            }
-            "xxd" if positionals() >= 2 => {
-                writes("`xxd` with two file names writes the second".to_string())
-            }
-            "tree" if has(&["-o"]) => writes("`tree -o` writes its output to a file".to_string()),
-            "date" if has(&["-s", "--set"]) => {
-                writes("`date -s` sets the system clock".to_string())
-            }
-            "hostname" if positionals() >= 1 || has(&["-F", "--file", "-b", "--boot"]) => {
-                writes("`hostname NAME` renames the machine".to_string())
-            }
-            "file" if has(&["-C", "--compile"]) => {
-                writes("`file -C` writes a magic file".to_string())
-            }
-            "rg" if has(&["--pre"]) => {
-                writes("`rg --pre` runs a program on every file".to_string())
-            }
-            "fd" | "fdfind" if has(&["-x", "--exec", "-X", "--exec-batch"]) => {
-                // The command is every word after the option (up to a `;`), run per match.
-                let at = values
-                    .iter()
-                    .position(|v| {
-                        matches!(*v, "-x" | "--exec" | "-X" | "--exec-batch")
-                            || v.starts_with("--exec=")
-                            || v.starts_with("--exec-batch=")
-                    })
-                    .unwrap_or(values.len());
-                let end = values[at..]
-                    .iter()
-                    .position(|v| *v == ";")
-                    .map_or(values.len(), |e| at + e);
-                let inner = args.get(at + 1..end).unwrap_or(&[]);
-                let mut verdicts = vec![(
-                    Mutating,
-                    format!("`{program} --exec` runs a command on every match"),
-                )];
-                if !inner.is_empty() {
-                    let judged = self.judge(inner, nested);
-                    nested.push(part(
-                        &join_words(inner),
-                        judged.program.as_deref(),
-                        judged.class,
-                        judged.reason.clone(),
-                    ));
-                    verdicts.push((
-                        judged.class,
-                        format!(
-                            "`{program} --exec` runs `{}`: {}",
-                            inner[0].value, judged.reason
-                        ),
-                    ));
-                }
-                let (class, reason) = worst(verdicts);
-                let mut judged = Judged::new(p, class, reason);
-                judged.side_effect =
-                    Some(format!("`{program} --exec` runs a command on every match"));
-                Some(judged)
-            }
-            "man"
-                if has(&["-P", "--pager", "-H", "--html"])
-                    || values
-                        .iter()
-                        .any(|v| v.starts_with("-P") || v.starts_with("-H")) =>
-            {
-                Some(Judged::new(
-                    p,
-                    Dangerous,
-                    "`man -P`/`-H` runs the given text as a shell command, which cannot be checked",
-                ))
-            }
-            "bat" | "batcat" if has(&["--pager"]) => Some(Judged::new(
-                p,
-                Dangerous,
-                format!(
-                    "`{program} --pager` runs the given text as a command, which cannot be checked"
-                ),
-            )),
-            "tee" => {
-                let targets: Vec<&str> = values
-                    .iter()
-                    .filter(|v| !v.starts_with('-'))
-                    .copied()
-                    .filter(|v| !is_harmless_sink(v))
-                    .collect();
-                if targets.is_empty() {
-                    ro("`tee` without files only copies its input")
-                } else if let Some(reason) = targets.iter().find_map(|t| dangerous_write_target(t))
-                {
-                    Some(Judged::new(p, Dangerous, reason))
-                } else {
-                    writes(format!("`tee` writes `{}`", targets.join("`, `")))
-                }
-            }
             _ => {
                 if args.iter().any(|w| w.downloads) {
                     return Some(Judged::new(
@@ -388,4 +337,41 @@ pub(crate) fn mutating_reason(program: &str) -> String {
         }
         _ => format!("`{program}` is not a known read-only command"),
     }
+}
+
+/// `read NAME…`, `printf -v NAME`, `mapfile NAME`: setting a variable that changes what
+/// later commands run (see [`crate::env`]) is not read-only.
+fn variable_names(program: &str, args: &[Word]) -> Option<Judged> {
+    let names: Vec<&str> = match program {
+        "read" | "mapfile" | "readarray" => args
+            .iter()
+            .filter(|w| !w.value.starts_with('-'))
+            .map(|w| w.value.as_str())
+            .collect(),
+        "printf" => args
+            .windows(2)
+            .filter(|w| w[0].value == "-v")
+            .map(|w| w[1].value.as_str())
+            .collect(),
+        _ => return None,
+    };
+    names.iter().find_map(|name| {
+        let base = name.split('[').next().unwrap_or(name);
+        crate::env::risky_variable(base)
+            .map(|(class, reason)| Judged::new(Some(program), class, reason).effect())
+    })
+}
+
+/// Where `git [-C DIR]… ARGS` runs: `cwd` with each `-C` applied.
+fn git_dir_of(cwd: &std::path::Path, args: &[Word]) -> std::path::PathBuf {
+    let mut dir = cwd.to_path_buf();
+    for pair in args.windows(2) {
+        if pair[0].value == "-C" {
+            dir = dir.join(&pair[1].value);
+        }
+        if !pair[0].value.starts_with('-') {
+            break;
+        }
+    }
+    dir
 }

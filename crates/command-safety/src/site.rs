@@ -295,3 +295,47 @@ fn glob_matches(path: &Path) -> Vec<PathBuf> {
     }
     current.iter().map(|p| physical(p)).collect()
 }
+
+impl Site {
+    /// The words bash makes of a glob `pattern` in the working directory, sorted as bash
+    /// sorts them (close enough: by bytes); `None` when nothing matches (bash then keeps the
+    /// pattern) or the pattern has a directory part with a pattern in it. Names starting with
+    /// `.` are only matched by a pattern that starts with `.`.
+    pub(super) fn glob_words(&self, pattern: &str) -> Option<Vec<String>> {
+        let (dir, name) = match pattern.rsplit_once('/') {
+            Some((d, n)) => (Some(d), n),
+            None => (None, pattern),
+        };
+        if dir.is_some_and(|d| d.contains(['*', '?', '['])) {
+            return None;
+        }
+        let base = match dir {
+            Some("") => PathBuf::from("/"),
+            Some(d) => self.cwd.join(d),
+            None => self.cwd.clone(),
+        };
+        let matcher = globset::GlobBuilder::new(name)
+            .literal_separator(true)
+            .build()
+            .ok()?
+            .compile_matcher();
+        let mut out = Vec::new();
+        for entry in std::fs::read_dir(base).ok()?.flatten() {
+            let file = entry.file_name().to_string_lossy().into_owned();
+            if file.starts_with('.') && !name.starts_with('.') {
+                continue;
+            }
+            if matcher.is_match(&file) {
+                out.push(match dir {
+                    Some(d) => format!("{d}/{file}"),
+                    None => file,
+                });
+            }
+            if out.len() > MAX_GLOB_MATCHES {
+                return None;
+            }
+        }
+        out.sort();
+        (!out.is_empty()).then_some(out)
+    }
+}

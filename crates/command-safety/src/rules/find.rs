@@ -67,3 +67,53 @@ impl<'s> Walker<'s> {
         judged
     }
 }
+
+impl<'s> Walker<'s> {
+    /// `fd -x CMD`/`--exec-batch CMD`: the command is every word after the option (up to a
+    /// `;`), run per match. `None` without one.
+    pub(crate) fn judge_fd(
+        &self,
+        program: &str,
+        args: &[Word],
+        nested: &mut Vec<CommandPart>,
+    ) -> Option<Judged> {
+        use CommandClass::Mutating;
+        let p = Some(program);
+        let values: Vec<&str> = args.iter().map(|w| w.value.as_str()).collect();
+        let at = values.iter().position(|v| {
+            matches!(*v, "-x" | "--exec" | "-X" | "--exec-batch")
+                || v.starts_with("--exec=")
+                || v.starts_with("--exec-batch=")
+                || (v.starts_with('-') && !v.starts_with("--") && v.contains(['x', 'X']))
+        })?;
+        let end = values[at..]
+            .iter()
+            .position(|v| *v == ";")
+            .map_or(values.len(), |e| at + e);
+        let inner = args.get(at + 1..end).unwrap_or(&[]);
+        let mut verdicts = vec![(
+            Mutating,
+            format!("`{program} --exec` runs a command on every match"),
+        )];
+        if !inner.is_empty() {
+            let judged = self.judge(inner, nested);
+            nested.push(part(
+                &join_words(inner),
+                judged.program.as_deref(),
+                judged.class,
+                judged.reason.clone(),
+            ));
+            verdicts.push((
+                judged.class,
+                format!(
+                    "`{program} --exec` runs `{}`: {}",
+                    inner[0].value, judged.reason
+                ),
+            ));
+        }
+        let (class, reason) = worst(verdicts);
+        let mut judged = Judged::new(p, class, reason);
+        judged.side_effect = Some(format!("`{program} --exec` runs a command on every match"));
+        Some(judged)
+    }
+}

@@ -3,6 +3,9 @@
 use crate::CommandClass;
 use crate::verdicts::Judged;
 
+/// Options of read-only subcommands that name a program git runs.
+const PROGRAM_OPTIONS: &[&str] = &["--upload-pack", "--receive-pack", "--exec"];
+
 /// `git`: read-only subcommands, destructive ones, and everything else.
 pub(crate) fn judge_git(values: &[&str]) -> Judged {
     use CommandClass::{Dangerous, Mutating, ReadOnly};
@@ -12,7 +15,24 @@ pub(crate) fn judge_git(values: &[&str]) -> Judged {
         let v = values[i];
         match v {
             "-C" | "--git-dir" | "--work-tree" | "--namespace" => i += 2,
-            "-c" | "--config-env" | "--exec-path" => {
+            "-c" | "--config-env" => {
+                let key = values
+                    .get(i + 1)
+                    .map_or("", |kv| kv.split('=').next().unwrap_or(kv));
+                if let Some(found) = crate::git_repo::program_key(
+                    key,
+                    values
+                        .get(i + 1)
+                        .and_then(|kv| kv.split_once('='))
+                        .map_or("", |(_, v)| v),
+                ) {
+                    return Judged::new(
+                        p,
+                        Mutating,
+                        format!("`git -c {key}` names a program git runs ({found})"),
+                    )
+                    .effect();
+                }
                 return Judged::new(
                     p,
                     Mutating,
@@ -20,7 +40,7 @@ pub(crate) fn judge_git(values: &[&str]) -> Judged {
                 )
                 .effect();
             }
-            _ if v.starts_with("--exec-path=") => {
+            _ if v.starts_with("--exec-path") => {
                 return Judged::new(
                     p,
                     Mutating,
@@ -36,10 +56,20 @@ pub(crate) fn judge_git(values: &[&str]) -> Judged {
         return Judged::new(p, ReadOnly, "`git` without a subcommand prints help");
     };
     let args = &values[i + 1..];
-    let flag = |f: &str| {
-        args.iter()
-            .take_while(|a| **a != "--")
+    let options: Vec<&str> = args.iter().take_while(|a| **a != "--").copied().collect();
+    let exact = |f: &str| {
+        options
+            .iter()
             .any(|a| *a == f || a.starts_with(&format!("{f}=")))
+    };
+    // git's option parser takes unambiguous abbreviations (`--har` is `--hard`, `--force-w`
+    // is `--force-with-lease`); an abbreviation is read as every option it could stand for.
+    let flag = |f: &str| {
+        exact(f)
+            || options.iter().any(|a| {
+                let name = a.split('=').next().unwrap_or(a);
+                a.starts_with("--") && name.len() > 3 && f.starts_with(name)
+            })
     };
     let short = |c: char| {
         args.iter()
@@ -61,7 +91,24 @@ pub(crate) fn judge_git(values: &[&str]) -> Judged {
         | "version" | "show-ref" | "for-each-ref" | "cherry" | "range-diff" | "diff-tree"
         | "diff-files" | "diff-index" | "check-ignore" | "check-attr" | "ls-remote"
         | "verify-commit" | "verify-tag" => {
-            if flag("--output") {
+            if let Some(option) = PROGRAM_OPTIONS.iter().find(|o| flag(o)) {
+                danger(format!("`git {sub} {option}` runs another program")).effect()
+            } else if sub == "grep" && (short('O') || flag("--open-files-in-pager")) {
+                danger("`git grep -O` runs a pager program on the matching files".to_string())
+                    .effect()
+            } else if sub == "ls-remote"
+                && positional
+                    .iter()
+                    .any(|u| u.starts_with("ext::") || u.starts_with("fd::"))
+            {
+                danger("`git ls-remote ext::…` runs the command in the address".to_string())
+                    .effect()
+            } else if flag("--ext-diff") || flag("--textconv") || flag("--filters") {
+                mutates(format!(
+                    "`git {sub}` with `--ext-diff`/`--textconv` runs configured programs"
+                ))
+                .effect()
+            } else if flag("--output") {
                 mutates(format!("`git {sub} --output` writes a file")).effect()
             } else {
                 ro(format!("`git {sub}` only reads"))
@@ -87,12 +134,12 @@ pub(crate) fn judge_git(values: &[&str]) -> Judged {
                 || flag("--edit-description")
                 || flag("--force")
                 || !(positional.is_empty()
-                    || flag("--list")
+                    || exact("--list")
                     || short('l')
-                    || flag("--contains")
-                    || flag("--merged")
-                    || flag("--no-merged")
-                    || flag("--points-at"))
+                    || exact("--contains")
+                    || exact("--merged")
+                    || exact("--no-merged")
+                    || exact("--points-at"))
             {
                 mutates("`git branch` with these arguments changes branches".to_string())
             } else {
@@ -101,7 +148,7 @@ pub(crate) fn judge_git(values: &[&str]) -> Judged {
         }
         "tag" => {
             if args.is_empty()
-                || flag("--list")
+                || exact("--list")
                 || short('l')
                 || (positional.is_empty()
                     && !short('d')
@@ -126,12 +173,12 @@ pub(crate) fn judge_git(values: &[&str]) -> Judged {
             _ => mutates("`git stash` changes the working tree".to_string()),
         },
         "config" => {
-            let reads = flag("--get")
-                || flag("--get-all")
-                || flag("--get-regexp")
-                || flag("--list")
+            let reads = exact("--get")
+                || exact("--get-all")
+                || exact("--get-regexp")
+                || exact("--list")
                 || short('l')
-                || flag("--show-origin") && positional.len() <= 1
+                || exact("--show-origin") && positional.len() <= 1
                 || positional
                     .first()
                     .is_some_and(|v| *v == "get" || *v == "list")
@@ -195,11 +242,15 @@ pub(crate) fn judge_git(values: &[&str]) -> Judged {
         "checkout" | "restore"
             if short('f')
                 || flag("--force")
-                || positional.contains(&".")
-                || (sub == "restore" && positional.contains(&":/")) =>
+                || positional
+                    .iter()
+                    .any(|p| matches!(*p, "." | "./" | ":/" | "*" | ":/*"))
+                || (sub == "restore"
+                    && !positional.is_empty()
+                    && !(flag("--staged") && !flag("--worktree") && !short('W'))) =>
         {
             danger(format!(
-                "`git {sub}` with `.` or `--force` discards uncommitted changes"
+                "`git {sub}` of paths (or with `--force`) discards their uncommitted changes"
             ))
         }
         "filter-branch" | "filter-repo" => danger(format!(

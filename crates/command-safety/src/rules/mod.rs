@@ -3,6 +3,7 @@
 
 pub(crate) mod awk;
 pub(crate) mod bash_eval;
+pub(crate) mod coreutils;
 pub(crate) mod find;
 pub(crate) mod git;
 pub(crate) mod interpreters;

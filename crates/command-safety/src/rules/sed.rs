@@ -1,47 +1,77 @@
 //! `sed`: read-only without `-i` and with a script of printing commands only.
 
 use crate::CommandClass;
+use crate::args::{ArgView, OptionSpec};
 use crate::verdicts::Judged;
+use crate::words::Word;
 
-/// `sed` is read-only without `-i` and with a script of printing commands only.
-pub(crate) fn judge_sed(values: &[&str]) -> Judged {
+/// How GNU sed reads its options.
+const SED: OptionSpec = OptionSpec {
+    short_values: "efl",
+    short_attached: "i",
+    long_values: &["expression", "file", "line-length"],
+    long_flags: &[
+        "in-place",
+        "quiet",
+        "silent",
+        "debug",
+        "posix",
+        "regexp-extended",
+        "separate",
+        "sandbox",
+        "follow-symlinks",
+        "unbuffered",
+        "null-data",
+        "zero-terminated",
+        "binary",
+        "help",
+        "version",
+    ],
+    options_first: false,
+};
+
+/// `sed` is read-only without `-i` (in any spelling: `-ni`, `--in`, `--in-place=.bak`), without
+/// a script file, and with a script of printing commands only.
+pub(crate) fn judge_sed(args: &[Word]) -> Judged {
     use CommandClass::{Mutating, ReadOnly};
     let p = Some("sed");
-    let mut scripts: Vec<&str> = Vec::new();
-    let mut i = 0;
-    let mut explicit_script = false;
-    while i < values.len() {
-        let v = values[i];
-        if v == "-i"
-            || v.starts_with("--in-place")
-            || (v.starts_with('-')
-                && !v.starts_with("--")
-                && v[1..].contains('i')
-                && !v.starts_with("-e"))
-        {
-            return Judged::new(p, Mutating, "`sed -i` edits files in place");
-        }
-        match v {
-            "-e" | "--expression" => {
-                if let Some(s) = values.get(i + 1) {
-                    scripts.push(s);
-                }
-                explicit_script = true;
-                i += 2;
-                continue;
-            }
-            "-f" | "--file" => {
-                return Judged::new(p, Mutating, "`sed -f` runs a script from a file");
-            }
-            _ => {}
-        }
-        if let Some(s) = v.strip_prefix("--expression=") {
-            scripts.push(s);
-            explicit_script = true;
-        } else if !v.starts_with('-') && !explicit_script && scripts.is_empty() {
-            scripts.push(v);
-        }
-        i += 1;
+    let view = ArgView::parse(args, &SED);
+    if let Some(opt) = view.find(&["-i", "--in-place"]).next() {
+        return Judged::new(
+            p,
+            Mutating,
+            format!("`sed {}` edits files in place", opt.name),
+        )
+        .effect();
+    }
+    if let Some(opt) = view.find(&["-f", "--file"]).next() {
+        let file = opt.value.as_deref().unwrap_or("?");
+        return Judged::new(
+            p,
+            Mutating,
+            format!(
+                "`sed {} {file}` runs a script from a file, which is not checked",
+                opt.name
+            ),
+        )
+        .effect();
+    }
+    if view.dynamic_option {
+        return Judged::new(
+            p,
+            Mutating,
+            "an argument of `sed` is only known when it runs, and could be `-i` or a script that writes",
+        )
+        .effect();
+    }
+    let mut scripts: Vec<String> = view
+        .find(&["-e", "--expression"])
+        .map(|o| o.value.clone().unwrap_or_default())
+        .collect();
+    if scripts.is_empty()
+        && let Some(&first) = view.operands.first()
+    {
+        scripts.push(args[first].value.clone());
     }
     match scripts.iter().map(|s| sed_script_effect(s)).max() {
         None | Some(SedEffect::Prints) => {
@@ -50,13 +80,15 @@ pub(crate) fn judge_sed(values: &[&str]) -> Judged {
         Some(SedEffect::Writes) => Judged::new(
             p,
             Mutating,
-            "the `sed` script may write or read other files (`w`, `r`)",
-        ),
+            "the `sed` script may write or read other files (`w`, `W`, `r`, `R`)",
+        )
+        .effect(),
         Some(SedEffect::Runs) => Judged::new(
             p,
             CommandClass::Dangerous,
             "the `sed` script runs shell commands (`e`), which cannot be checked",
-        ),
+        )
+        .effect(),
     }
 }
 
