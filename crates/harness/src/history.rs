@@ -36,9 +36,13 @@ pub enum DeveloperMode {
 pub enum ReasoningReplay {
     /// None.
     Drop,
-    /// Reasoning text produced by this provider (or of unknown origin), e.g. DeepSeek's and
-    /// Kimi's `reasoning_content`, which they require back on tool-call turns.
-    SameProvider(String),
+    /// The readable reasoning text of every reasoning item, whichever provider or wire
+    /// produced it: for targets whose thinking models require the reasoning of earlier
+    /// tool-call turns back (DeepSeek and Kimi `reasoning_content`). A session that moved
+    /// there from another provider mid-way still satisfies it: Anthropic thinking text,
+    /// another Chat provider's `reasoning_content` and Responses summaries are all sent as
+    /// text (signatures and encrypted content stay behind; they mean nothing elsewhere).
+    Readable,
     /// Only Anthropic-signed thinking and redacted thinking (Messages), replayed exactly.
     SignedOnly,
 }
@@ -271,14 +275,9 @@ impl Converter<'_> {
     fn reasoning_block(&self, r: &ReasoningItem) -> Option<Block> {
         match &self.opts.reasoning {
             ReasoningReplay::Drop => None,
-            ReasoningReplay::SameProvider(provider) => {
-                let same = r
-                    .origin
-                    .as_ref()
-                    .and_then(|o| o.provider.as_deref())
-                    .is_none_or(|p| p == provider);
+            ReasoningReplay::Readable => {
                 let text = r.readable_text();
-                (same && !text.is_empty()).then(|| Block::Thinking {
+                (!text.is_empty()).then(|| Block::Thinking {
                     text,
                     signature: None,
                     encrypted_content: None,
@@ -485,7 +484,7 @@ mod tests {
             })
         };
         let opts = HistoryOptions {
-            reasoning: ReasoningReplay::SameProvider("deepseek".into()),
+            reasoning: ReasoningReplay::Readable,
             ..Default::default()
         };
         let h = vec![
@@ -498,12 +497,12 @@ mod tests {
         assert!(
             matches!(&m[1].content[0], Block::Thinking { text, .. } if text == "thinking on deepseek")
         );
+        // Recorded on another provider (the session moved): converted, not dropped, since
+        // the target needs the reasoning of earlier tool-call turns.
         let h = vec![user("go"), reasoning("openai"), call("a"), output("a", "A")];
         let m = convert(&h, &opts);
         assert!(
-            m[1].content
-                .iter()
-                .all(|b| !matches!(b, Block::Thinking { .. }))
+            matches!(&m[1].content[0], Block::Thinking { text, signature: None, .. } if text == "thinking on openai")
         );
         let m = convert(&h, &HistoryOptions::default());
         assert!(

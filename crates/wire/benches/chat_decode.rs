@@ -9,6 +9,10 @@
 // `criterion_group!` generates an undocumented public function.
 #![allow(missing_docs)]
 
+#[allow(dead_code)]
+#[path = "support/decode_corpus.rs"]
+mod decode_corpus;
+
 use std::hint::black_box;
 use std::path::PathBuf;
 
@@ -150,6 +154,15 @@ fn bench(c: &mut Criterion) {
     group.sample_size(10);
     group.bench_function("tack_decoder_4k_pushes", |b| {
         b.iter(|| black_box(tack_decode(black_box(&streams))))
+    });
+    let shared = decode_corpus::as_bytes(&streams);
+    group.bench_function("client_path_recorded_4k_pushes", |b| {
+        b.iter(|| {
+            black_box(decode_corpus::client_recorded(
+                Wire::Chat,
+                black_box(&shared),
+            ))
+        })
     });
     group.bench_function("baseline_lines_to_value", |b| {
         b.iter(|| black_box(baseline(black_box(&streams))))

@@ -96,6 +96,18 @@ fn bench(c: &mut Criterion) {
         group.bench_with_input(BenchmarkId::from_parameter(items), &req, |b, req| {
             b.iter(|| black_box(render(black_box(req), Wire::Chat, &endpoint)))
         });
+        // Bytes on the wire: rendering plus what one attempt does with the body besides the
+        // socket write (prepared headers, the body handed to the HTTP client, the record).
+        group.bench_with_input(
+            BenchmarkId::new("render_send_record", items),
+            &req,
+            |b, req| {
+                b.iter(|| {
+                    let rendered = render(black_box(req), Wire::Chat, &endpoint);
+                    black_box(rendered.map(|r| tack_wire::client::bench::send_and_record(&r)))
+                })
+            },
+        );
     }
     group.finish();
 }

@@ -14,7 +14,7 @@ mod decode_corpus;
 use std::hint::black_box;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
-use decode_corpus::{baseline, corpus, fixtures, tack_decode};
+use decode_corpus::{as_bytes, baseline, client_recorded, corpus, fixtures, tack_decode};
 use tack_protocol::Wire;
 
 /// A text answer then a function call, with OpenAI's lifecycle events.
@@ -46,6 +46,10 @@ fn bench(c: &mut Criterion) {
     group.sample_size(10);
     group.bench_function("tack_decoder_4k_pushes", |b| {
         b.iter(|| black_box(tack_decode(Wire::Responses, black_box(&streams))))
+    });
+    let shared = as_bytes(&streams);
+    group.bench_function("client_path_recorded_4k_pushes", |b| {
+        b.iter(|| black_box(client_recorded(Wire::Responses, black_box(&shared))))
     });
     group.bench_function("baseline_lines_to_value", |b| {
         b.iter(|| black_box(baseline(black_box(&streams))))

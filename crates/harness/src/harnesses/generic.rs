@@ -36,9 +36,7 @@ pub(crate) fn shape(
     )?;
     let rules = rules::for_provider(&ctx.provider);
     let reasoning = match wire {
-        Wire::Chat if rules.replay_reasoning => {
-            ReasoningReplay::SameProvider(ctx.provider.id.clone())
-        }
+        Wire::Chat if rules.replay_reasoning => ReasoningReplay::Readable,
         Wire::Messages => ReasoningReplay::SignedOnly,
         _ => ReasoningReplay::Drop,
     };

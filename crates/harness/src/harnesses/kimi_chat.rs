@@ -134,7 +134,7 @@ pub(crate) fn build(
         developer: style.developer,
         keep_system: false,
         reasoning: if replay {
-            ReasoningReplay::SameProvider(provider.id.clone())
+            ReasoningReplay::Readable
         } else {
             ReasoningReplay::Drop
         },

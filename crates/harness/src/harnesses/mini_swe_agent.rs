@@ -99,7 +99,7 @@ impl Harness for MiniSweAgent {
                 developer: DeveloperMode::AsUser,
                 keep_system: false,
                 reasoning: if rules.replay_reasoning {
-                    ReasoningReplay::SameProvider(ctx.provider.id.clone())
+                    ReasoningReplay::Readable
                 } else {
                     ReasoningReplay::Drop
                 },

@@ -94,3 +94,38 @@ pub fn baseline(streams: &[Vec<u8>]) -> usize {
     }
     count
 }
+
+/// The corpus as `Bytes` (what the HTTP client hands over), made once outside the timing.
+#[allow(dead_code)]
+pub fn as_bytes(streams: &[Vec<u8>]) -> Vec<bytes::Bytes> {
+    streams
+        .iter()
+        .map(|s| bytes::Bytes::from(s.clone()))
+        .collect()
+}
+
+/// The client's path with recording (`tack_wire::client::bench::decode_recorded`): the same
+/// 4 KiB pieces and fresh decoder per stream as [`tack_decode`], plus the exchange record of
+/// every stream (pieces, events, finished record). Returns the number of events.
+#[allow(dead_code)]
+pub fn client_recorded(wire: Wire, streams: &[bytes::Bytes]) -> usize {
+    let request = tack_wire::RenderedRequest {
+        method: "POST".into(),
+        url: "https://example.invalid/v1".into(),
+        headers: Vec::new(),
+        body: bytes::Bytes::from_static(b"{\"model\":\"m\",\"stream\":true}"),
+        stream: true,
+    };
+    let mut count = 0;
+    for stream in streams {
+        let pieces = (0..stream.len())
+            .step_by(PIECE)
+            .map(|at| stream.slice(at..(at + PIECE).min(stream.len())));
+        let exchange = tack_wire::client::bench::decode_recorded(wire, &request, pieces, |e| {
+            count += 1;
+            let _ = black_box(e);
+        });
+        let _ = black_box(exchange);
+    }
+    count
+}

@@ -516,3 +516,95 @@ pub(crate) fn scrub_error(error: &mut ModelError, secret: &str) {
         *hint = hint.replace(secret, tack_protocol::REDACTED);
     }
 }
+
+/// The client's per-request work without the network, for the criterion benches: not part
+/// of the API (hidden, may change at any time).
+#[doc(hidden)]
+pub mod bench {
+    use tack_protocol::{Exchange, ReasoningOrigin, Wire};
+
+    use super::record::{ExchangeMeta, Recorder};
+    use super::stream::Body;
+    use super::{ClientConfig, Prepared, Sampling};
+    use crate::RenderedRequest;
+    use crate::sse::SseLimits;
+    use crate::tool_kinds::ToolKinds;
+
+    /// Decodes `pieces` as a streamed reply the way [`super::ResponseStream`] does, with
+    /// recording: each piece recorded then pushed through the wire's decoder, each event
+    /// recorded on its way out (and handed to `each`), the record finished at the end.
+    pub fn decode_recorded(
+        wire: Wire,
+        request: &RenderedRequest,
+        pieces: impl IntoIterator<Item = bytes::Bytes>,
+        mut each: impl FnMut(tack_protocol::StreamEvent),
+    ) -> Exchange {
+        let meta = ExchangeMeta::default();
+        let mut recorder = Recorder::start(&meta, wire, request, &[], 1, None);
+        let origin = ReasoningOrigin {
+            wire,
+            provider: None,
+            model: None,
+        };
+        let mut body = Body::new(
+            false,
+            wire,
+            ToolKinds::new(),
+            origin,
+            SseLimits::for_wire(wire),
+        );
+        let mut events = Vec::with_capacity(64);
+        let mut drain = |recorder: &mut Recorder, events: &mut Vec<_>| {
+            for event in events.drain(..).flatten() {
+                recorder.event(&event);
+                each(event);
+            }
+        };
+        for piece in pieces {
+            recorder.chunk(&piece);
+            body.push(&piece, &mut events);
+            drain(&mut recorder, &mut events);
+        }
+        body.finish(&mut events);
+        drain(&mut recorder, &mut events);
+        recorder.finish(None)
+    }
+
+    /// What one attempt does with a rendered request besides writing it to the socket:
+    /// the prepared headers, the body handed to the HTTP client, and the finished record
+    /// holding the body.
+    ///
+    /// # Errors
+    /// As [`super::ModelClient::open`] for an unusable request.
+    pub fn send_and_record(
+        request: &RenderedRequest,
+    ) -> Result<(bytes::Bytes, Exchange), tack_protocol::ModelError> {
+        let kinds = ToolKinds::new();
+        let origin = ReasoningOrigin {
+            wire: Wire::Chat,
+            provider: None,
+            model: None,
+        };
+        let meta = ExchangeMeta::default();
+        let sampling = Sampling {
+            request,
+            auth: None,
+            wire: Wire::Chat,
+            tool_kinds: &kinds,
+            origin: &origin,
+            meta: &meta,
+        };
+        let prepared = Prepared::new(&sampling, &ClientConfig::default())?;
+        let recorder = Recorder::start(
+            &meta,
+            Wire::Chat,
+            request,
+            &prepared.recorded_headers,
+            1,
+            None,
+        );
+        // The body as `reqwest` gets it.
+        let sent = request.body.clone();
+        Ok((sent, recorder.finish(None)))
+    }
+}

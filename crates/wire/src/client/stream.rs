@@ -57,7 +57,7 @@ impl Body {
         }
     }
 
-    fn push(&mut self, bytes: &[u8], out: &mut Vec<Event>) {
+    pub(crate) fn push(&mut self, bytes: &[u8], out: &mut Vec<Event>) {
         match self {
             Body::Stream(decoder) => decoder.push(bytes, out),
             Body::Json {
@@ -89,7 +89,7 @@ impl Body {
         }
     }
 
-    fn finish(&mut self, out: &mut Vec<Event>) {
+    pub(crate) fn finish(&mut self, out: &mut Vec<Event>) {
         match self {
             Body::Stream(decoder) => decoder.finish(out),
             Body::Json { oversize: true, .. } => {}

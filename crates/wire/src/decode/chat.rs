@@ -250,7 +250,7 @@ impl ChatState {
         }
         if let Some(choice) = chunk.choices.0 {
             if let Some(delta) = choice.delta {
-                self.delta(delta, out);
+                self.delta(*delta, out);
             }
             if let Some(reason) = choice.finish_reason.non_empty() {
                 // The first finish reason counts; OpenRouter repeats it on later chunks.

@@ -78,9 +78,12 @@ pub(super) struct Choice<'a> {
     #[serde(default)]
     pub index: Option<Count>,
     /// `delta` (streaming), or `message` (non-streaming reply), which has the same fields.
-    /// One field for both keeps the struct small: chunks are moved while parsing.
+    /// One field for both keeps the struct small: chunks are moved while parsing. Boxed: a
+    /// `Delta` is five lenient fields of `Cow`s (~150 bytes), and every enclosing value
+    /// (`Choice`, the first-choice wrapper, `Chunk`) is moved by value through serde's
+    /// visitors, so a pointer here is much cheaper than the copies it saves.
     #[serde(borrow, default, alias = "message")]
-    pub delta: Option<Delta<'a>>,
+    pub delta: Option<Box<Delta<'a>>>,
     /// `finish_reason`: `stop`, `length`, `tool_calls`, `content_filter`, `function_call`, …
     #[serde(borrow, default)]
     pub finish_reason: LenientStr<'a>,

@@ -25,7 +25,9 @@
 //!     it wrote, next to the tool's error about it;
 //!   - tool result → `{"type":"tool_result","tool_use_id","content","is_error"?,
 //!     "cache_control"?}` with `content` a string (one text part) or a list of text and image
-//!     blocks (no `content` at all when the result is empty);
+//!     blocks; empty text parts are left out, and a result with nothing left has no
+//!     `content` at all (the API refuses empty text blocks, and documents `content` as
+//!     optional);
 //!   - reasoning → `{"type":"thinking","thinking","signature"}`, only when it has a signature
 //!     (the API rejects unsigned thinking); `redacted_thinking` → `{"type":"redacted_thinking",
 //!     "data"}`.
@@ -371,16 +373,22 @@ fn write_block(
         } => {
             out.extend_from_slice(br#"{"type":"tool_result","tool_use_id":"#);
             write_str(out, ids.get(call_id));
-            match content.as_slice() {
-                [] => {}
-                [ResultPart::Text { text }] => {
+            // Empty text parts are left out: the API refuses empty text blocks (and an
+            // empty string content is one); a result with nothing left has no `content`,
+            // which the API accepts for a tool that returned nothing.
+            let kept = content
+                .iter()
+                .filter(|p| !matches!(p, ResultPart::Text { text } if text.is_empty()));
+            match (kept.clone().count(), kept.clone().next()) {
+                (0, _) => {}
+                (1, Some(ResultPart::Text { text })) => {
                     out.extend_from_slice(br#","content":"#);
                     write_str(out, text);
                 }
-                parts => {
+                _ => {
                     out.extend_from_slice(br#","content":"#);
                     let mut list = ListWriter::open(out);
-                    for part in parts {
+                    for part in kept {
                         match part {
                             ResultPart::Text { text } => write_text(list.item(), text, false),
                             ResultPart::Image { url } => write_image(list.item(), index, url)?,

@@ -237,6 +237,14 @@ impl Binder {
         let Item::FunctionCall(c) = call else {
             return output;
         };
+        if self.dialect == Dialect::ClaudeCode && output.text.trim().is_empty() {
+            // Claude Code never sends a tool result without text: an empty one becomes
+            // `(<tool> completed with no output)` for every tool, its own and MCP ones alike
+            // (§2.15 gives the Bash form). The Messages API also refuses an empty text
+            // block, so an empty result would not be sendable as text anyway.
+            output.text = format!("({} completed with no output)", c.name);
+            return output;
+        }
         let Some(tool) = self.tool(&c.name) else {
             return output;
         };
@@ -1226,6 +1234,24 @@ mod tests {
             "Command executed successfully."
         );
         assert_eq!(ALL.adapt(&c, ToolOutput::ok("hi\n")).text, "hi\n");
+    }
+
+    #[test]
+    fn every_empty_result_gets_the_cli_placeholder() {
+        // Its own tools, an MCP tool, a failed call: never an empty text.
+        for (name, args) in [
+            ("Write", json!({"file_path": "a", "content": ""})),
+            ("Read", json!({"file_path": "a"})),
+            ("mcp__github__list", json!({})),
+        ] {
+            let c = call(name, args);
+            for output in [ToolOutput::ok(""), ToolOutput::ok("\n  ")] {
+                assert_eq!(
+                    ALL.adapt(&c, output).text,
+                    format!("({name} completed with no output)")
+                );
+            }
+        }
     }
 
     const ENGINE_GREP: &str = "src/a.rs:3:fn main() {\nsrc/a.rs-4-    let x = 1;\n--\nsrc/b-2.rs:10:fn other() {}\nREADME.md:1:fn in docs\n[3 matching lines in 3 files]\n";

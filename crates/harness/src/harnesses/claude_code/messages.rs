@@ -325,14 +325,9 @@ impl Builder<'_, '_> {
                 }),
                 (None, None) => None,
             },
-            ReasoningReplay::SameProvider(provider) => {
-                let same = r
-                    .origin
-                    .as_ref()
-                    .and_then(|o| o.provider.as_deref())
-                    .is_none_or(|p| p == provider);
+            ReasoningReplay::Readable => {
                 let text = r.readable_text();
-                (same && !text.is_empty()).then(|| Block::Thinking {
+                (!text.is_empty()).then(|| Block::Thinking {
                     text,
                     signature: None,
                     encrypted_content: None,

@@ -222,9 +222,7 @@ impl Harness for ClaudeCode {
         let opts = MessageOptions {
             reasoning: match wire {
                 Wire::Messages => ReasoningReplay::SignedOnly,
-                Wire::Chat if provider_rules.replay_reasoning => {
-                    ReasoningReplay::SameProvider(ctx.provider.id.clone())
-                }
+                Wire::Chat if provider_rules.replay_reasoning => ReasoningReplay::Readable,
                 _ => ReasoningReplay::Drop,
             },
             keep_images: facts.accepts_images(),
