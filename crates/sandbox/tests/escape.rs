@@ -193,6 +193,11 @@ fn writes_outside_the_workspace_fail_and_leave_nothing() {
         ),
         ("mkdir", format!("mkdir {out_s}/mkdir")),
         ("etc", "touch /etc/tack-escape-test".to_string()),
+        // Submounts are read-only too: no cgroup of its own to lift the process limit.
+        (
+            "cgroup",
+            "mkdir /sys/fs/cgroup/pids/tack-escape".to_string(),
+        ),
     ];
     for (name, script) in attempts {
         let ran = run(&policy, &script, &ws);
@@ -212,6 +217,7 @@ fn writes_outside_the_workspace_fail_and_leave_nothing() {
     }
     assert_eq!(std::fs::read_dir(&out).unwrap().count(), 0);
     assert!(!Path::new("/etc/tack-escape-test").exists());
+    assert!(!Path::new("/sys/fs/cgroup/pids/tack-escape").exists());
     let said = denial(
         &policy,
         &run(&policy, &format!("echo x > {out_s}/a"), &ws).out,
