@@ -2,6 +2,10 @@
 //! command's whole process group, save the aborted output and exit with 128 + the signal; after
 //! SIGKILL (which Tack cannot handle) the shell dies with it, and resuming the session says
 //! the command may have kept running.
+//!
+//! These tests watch the command's process group from outside, by host pid, so they run it
+//! uncontained (`--sandbox danger-full-access`); the same stops inside the sandbox, where a
+//! PID namespace ends everything, are in `exec_signals_sandboxed.rs`.
 #![cfg(target_os = "linux")]
 // Test code: a failed unwrap is a failed test.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
@@ -94,7 +98,14 @@ fn sleeper(seconds: u32) -> ScriptedResponse {
 fn start_sleeping(env: &Env, cleanup: &mut GroupCleanup) -> (Child, i32) {
     let child = env
         .tack()
-        .args(["exec", "--approval", "never", "--cwd"])
+        .args([
+            "exec",
+            "--approval",
+            "never",
+            "--sandbox",
+            "danger-full-access",
+            "--cwd",
+        ])
         .arg(&env.workspace)
         .arg("sleep a while")
         .stdout(Stdio::from(

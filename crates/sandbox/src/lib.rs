@@ -36,7 +36,7 @@
 //!   (root on the host for whoever may connect), the D-Bus system bus and snapd are covered
 //!   by an empty file, since connecting to a Unix socket needs no write access.
 //! - **Limits.** At most [`SandboxPolicy::max_processes`] processes (512 by default) and
-//!   [`SandboxPolicy::max_memory_bytes`] of address space per process (4 GiB). The process
+//!   [`SandboxPolicy::max_memory_bytes`] of address space per process (32 GiB). The process
 //!   limit is `RLIMIT_NPROC`, set *inside* the new user namespace (so the count starts at
 //!   zero there instead of at the user's system-wide count), and, where Tack may create
 //!   cgroups (cgroup v1 `pids` writable, or v2 with `pids` delegated), a `pids` cgroup per
@@ -98,14 +98,15 @@ pub use tack_protocol::{SandboxMechanism, SandboxMode};
 /// fork loop stops long before the machine does.
 pub const DEFAULT_MAX_PROCESSES: u32 = 512;
 
-/// Default [`SandboxPolicy::max_memory_bytes`]: 4 GiB of address space per process.
+/// Default [`SandboxPolicy::max_memory_bytes`]: 32 GiB of address space per process.
 ///
 /// Address space is not memory in use: runtimes that reserve large ranges up front fail under
-/// it even when they would use little. Measured: Node's `new WebAssembly.Memory(…)` fails
-/// (`RangeError: WebAssembly.Memory(): could not allocate memory`; V8 reserves about 10 GiB of
-/// guard space per WebAssembly memory) while plain Node, Java 17 and cargo start fine. Raise
-/// it, or set `None`, for projects whose tools use WebAssembly.
-pub const DEFAULT_MAX_MEMORY_BYTES: u64 = 4 << 30;
+/// a tight limit even when they would use little. Measured at 4 GiB: Node's
+/// `new WebAssembly.Memory(…)` fails (`RangeError: WebAssembly.Memory(): could not allocate
+/// memory`; V8 reserves about 10 GiB of guard space per WebAssembly memory), and front-end
+/// builds use WebAssembly (syntax highlighters, bundlers). 32 GiB leaves room for a few such
+/// reservations and still stops a runaway allocation long before it takes the machine.
+pub const DEFAULT_MAX_MEMORY_BYTES: u64 = 32 << 30;
 
 /// What a contained command may do.
 #[derive(Debug, Clone, PartialEq, Eq)]
