@@ -252,6 +252,28 @@ pub(crate) fn classify_script(
     }
 }
 
+/// Whether a `&` (a background job) is anywhere under `node`, walked with a cursor.
+fn backgrounds(node: Node<'_>) -> bool {
+    let mut cursor = node.walk();
+    loop {
+        let n = cursor.node();
+        if !n.is_named() && n.kind() == "&" {
+            return true;
+        }
+        if cursor.goto_first_child() {
+            continue;
+        }
+        loop {
+            if cursor.goto_next_sibling() {
+                break;
+            }
+            if !cursor.goto_parent() || cursor.node() == node {
+                return false;
+            }
+        }
+    }
+}
+
 /// `:(){ :|:& };:` and its spacing variants, for input the grammar rejects.
 pub(crate) fn looks_like_fork_bomb(script: &str) -> bool {
     let compact: String = script.chars().filter(|c| !c.is_whitespace()).collect();
@@ -333,6 +355,18 @@ impl<'s> Walker<'s> {
             | "case_item"
             | "do_group"
             | "negated_command" => {
+                if matches!(
+                    node.kind(),
+                    "while_statement" | "for_statement" | "c_style_for_statement"
+                ) && backgrounds(node)
+                {
+                    parts.push(part(
+                        self.text(node),
+                        None,
+                        CommandClass::Mutating,
+                        "starts a background job on every pass of a loop, without bound",
+                    ));
+                }
                 let mut group = Stage::default();
                 let mut cursor = node.walk();
                 for child in node.named_children(&mut cursor) {

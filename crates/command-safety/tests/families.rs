@@ -178,3 +178,165 @@ proptest! {
         prop_assert_eq!(got.class, Dangerous, "{:?}: {}", command, got.reason);
     }
 }
+
+/// Long options that make a read-only program write a file or run a program.
+const WRITING_LONG_OPTIONS: &[(&str, &str, &str)] = &[
+    ("sort", "--output", "=x a"),
+    ("sort", "--compress-program", "=gzip a"),
+    ("sed", "--in-place", " s/a/b/ f"),
+    ("sed", "--expression", "='1e id' f"),
+    ("sed", "--file", "=x f"),
+    ("git log", "--output", "=x"),
+    ("git diff", "--output", "=x"),
+    ("git diff", "--ext-diff", ""),
+    ("git ls-remote", "--upload-pack", "=x origin"),
+    ("git grep", "--open-files-in-pager", "=x y"),
+    ("rg", "--pre", "=x y"),
+    ("man", "--pager", "=x ls"),
+    ("bat", "--pager", "=x f"),
+    ("less", "--log-file", "=x f"),
+    ("awk", "--load", "=x '{print}'"),
+    ("awk", "--file", "=x"),
+    ("awk", "--pretty-print", "=x '{print}'"),
+    ("file", "--compile", " x"),
+    ("date", "--set", "=x"),
+];
+
+proptest! {
+    /// Any abbreviation of a writing long option (at least three letters, as git and getopt
+    /// read them) is never read-only.
+    #[test]
+    fn any_abbreviation_of_a_writing_option_is_never_read_only(
+        pick in 0..WRITING_LONG_OPTIONS.len(),
+        cut in 3usize..30,
+    ) {
+        let (program, option, rest) = WRITING_LONG_OPTIONS[pick];
+        let cut = cut.min(option.len());
+        let command = format!("{program} {}{rest}", &option[..cut]);
+        let got = classify(&command);
+        prop_assert!(got.class >= Mutating, "{command:?}: {} ({})", got.class, got.reason);
+    }
+}
+
+#[test]
+fn options_that_write_or_run_in_every_spelling() {
+    at_least(
+        Mutating,
+        &[
+            "sort -ox a",
+            "sort -rox a",
+            "sort a -o x",
+            "sort --out=x a",
+            "sort --o x a",
+            "sed -ni 's/a/b/' f",
+            "sed -i.bak s/a/b/ f",
+            "sed --in s/a/b/ f",
+            "sed --e='w out' f",
+            "sed -e p -e 'w out' f",
+            "sed -f script.sed f",
+            "sed -n -f x f",
+            "sed 's/a/b/w out' f",
+            "sed 'W out' f",
+            "sed '1r /etc/passwd' f",
+            "awk -f prog.awk f",
+            "awk -fprog.awk f",
+            "awk -E x f",
+            "awk -W exec x",
+            "awk -o '{print}' f",
+            "gawk -pprof '{print}' f",
+            "awk '{print > \"out\"}' f",
+            "awk 'BEGIN{ARGV[1]=\"/etc/shadow\"}{print}' f",
+            "awk -i inc '{print}' f",
+            "uniq - out",
+            "uniq in out",
+            "uniq -c in out",
+            "xxd in out",
+            "tee -- -x",
+            "tee -a log",
+            "tree -o out",
+            "date -s now",
+            "file -C -m x",
+            "git diff --outp=x",
+            "git log --output x",
+            "git ext-diff",
+            "git show --ext-diff",
+            "git -c core.pager=x log",
+            "git -c diff.x.textconv=y diff",
+            "git ls-remote --upload-pack=x origin",
+            "git ls-remote 'ext::sh -c id'",
+            "git grep -O x",
+            "git --exec-path=x log",
+            "less -o log f",
+            "less '+!id' f",
+        ],
+    );
+    at_least(
+        Dangerous,
+        &[
+            "sed -n '1e id' f",
+            "sed --expression='s/x/id/e' f",
+            "awk --load x '{print}'",
+            "awk 'BEGIN{system(\"id\")}'",
+            "awk '{print | \"sh\"}'",
+            "awk 'BEGIN{\"id\" | getline}'",
+            "rg --pre ./x y",
+            "rg --pr=./x y",
+            "man -P 'rm -r d' ls",
+            "man --pag=x ls",
+            "bat --pager x f",
+            "git ls-remote --upload-pack=x origin",
+            "git reset --har",
+            "git reset --hard",
+            "git clean --forc -d",
+            "git checkout -- ./",
+            "git checkout .",
+            "git restore x",
+            "git restore .",
+            "git stash drop",
+            "git stash clear",
+            "git branch -D x",
+            "git push --force-w",
+            "git push origin +main",
+            "git push --forc",
+        ],
+    );
+    read_only(&[
+        "sort -t o a",
+        "sort -k 2 -n a",
+        "sort --reverse a",
+        "sed -n 1p f",
+        "sed -e p f",
+        "awk '{print $1}' f",
+        "awk -F: '{print $1}' f",
+        "uniq -c a",
+        "uniq a",
+        "git diff",
+        "git log --oneline",
+        "git diff --stat",
+        "tee",
+        "date",
+        "git grep x",
+        "less f",
+    ]);
+}
+
+#[test]
+fn files_named_by_options_and_jobs_in_loops() {
+    at_least(
+        Mutating,
+        &[
+            "time -o out ls",
+            "time --output=out ls",
+            "time -a -o out ls",
+            "time --app -o x ls",
+            "while :; do sleep 100 & done",
+            "for i in 1 2 3; do sleep 9 & done",
+            "until false; do yes > /dev/null & done",
+        ],
+    );
+    read_only(&[
+        "time ls",
+        "while read l; do echo $l; done < a",
+        "sleep 1 & wait",
+    ]);
+}

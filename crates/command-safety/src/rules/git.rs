@@ -68,7 +68,7 @@ pub(crate) fn judge_git(values: &[&str]) -> Judged {
         exact(f)
             || options.iter().any(|a| {
                 let name = a.split('=').next().unwrap_or(a);
-                a.starts_with("--") && name.len() > 3 && f.starts_with(name)
+                a.starts_with("--") && name.len() >= 3 && f.starts_with(name)
             })
     };
     let short = |c: char| {

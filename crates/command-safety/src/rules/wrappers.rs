@@ -1,5 +1,6 @@
 //! Wrappers that run another command: where in their words that command starts.
 
+use crate::args::{ArgView, OptionSpec};
 use crate::env::risky_variable;
 use crate::reads::read_operands;
 use crate::site::PathItem;
@@ -34,6 +35,7 @@ pub(crate) fn wrapped_command<'w>(program: &str, args: &'w [Word]) -> &'w [Word]
         "timeout" => &["-s", "--signal", "-k", "--kill-after"],
         "watch" => &["-n", "--interval"],
         "exec" => &["-a"],
+        "time" => &["-o", "--output", "-f", "--format"],
         "taskset" | "chrt" => &["-p"],
         _ => &[],
     };
@@ -242,6 +244,37 @@ impl<'s> Walker<'s> {
                     ));
                 }
                 let mut judged = self.judge(inner, nested);
+                // `time -o FILE` (`--output`, `--app -o`) writes its report to `FILE`.
+                if program == "time" {
+                    let view = ArgView::parse(
+                        args,
+                        &OptionSpec {
+                            short_values: "of",
+                            short_attached: "",
+                            long_values: &["output", "format"],
+                            long_flags: &[
+                                "append",
+                                "portability",
+                                "verbose",
+                                "quiet",
+                                "help",
+                                "version",
+                            ],
+                            options_first: true,
+                        },
+                    );
+                    if let Some(out) = view.find(&["-o", "--output"]).next() {
+                        let file = out.value.clone().unwrap_or_default();
+                        return Some(
+                            Judged::new(
+                                p,
+                                judged.class.max(Mutating),
+                                format!("`time {} {file}` writes its report to `{file}`", out.name),
+                            )
+                            .effect(),
+                        );
+                    }
+                }
                 if program == "nohup" && judged.class <= ReadsOutside {
                     judged.class = Mutating;
                     judged.reason = "`nohup` writes `nohup.out`".to_string();
