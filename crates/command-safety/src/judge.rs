@@ -9,6 +9,7 @@ use crate::rules::sed::judge_sed;
 use crate::rules::shells::printed_text;
 use crate::rules::system::judge_dangerous;
 use crate::rules::*;
+use crate::site::PathItem;
 use crate::verdicts::*;
 use crate::walker::Walker;
 use crate::words::*;
@@ -37,6 +38,22 @@ impl<'s> Walker<'s> {
             && program_name(&first.value) != inner
         {
             judged.side_effect = Some(format!("`{}` runs `{inner}`", program_name(&first.value)));
+        }
+        // `bash x.sh`, `python3 /tmp/x.py`: the script is unseen code, and one that is not in
+        // the workspace may write anywhere.
+        if let Some(site) = self.site
+            && judged.class == CommandClass::Mutating
+            && let Some((first, args)) = words.split_first()
+            && (is_shell(program_name(&first.value)) || is_interpreter(program_name(&first.value)))
+            && let Some(script) = args.iter().find(|w| !w.value.starts_with('-'))
+            && let Some(item) = PathItem::from_word(script)
+            && site.judge_reads(None, &[item]).is_some()
+        {
+            judged.class = CommandClass::WritesOutside;
+            judged.reason = format!(
+                "runs the script `{}`, which is not in the workspace, so what it writes is unseen",
+                script.value
+            );
         }
         if let Some(site) = self.site
             && judged.class == CommandClass::Mutating

@@ -197,18 +197,38 @@ pub fn classify_in(command: &str, site: &CommandSite<'_>) -> CommandAssessment {
 /// directory is outside, or a `cd` leaves (conservatively for the whole line, since loops and
 /// groups make "after the `cd`" hard to tell from the text).
 fn changes_from_outside(site: &Site, parts: &mut [CommandPart]) {
+    // `CDPATH=/etc cd x` goes where `CDPATH` says; a symlink made by `ln -s` in the line can
+    // lead anywhere, and later writes through it land there.
+    let sets_cdpath = parts.iter().any(|p| p.text.contains("CDPATH="));
+    let symlink = parts.iter().position(|p| {
+        p.program.as_deref() == Some("ln")
+            && p.text.split_whitespace().any(|w| {
+                w == "--symbolic" || (w.starts_with('-') && !w.starts_with("--") && w.contains('s'))
+            })
+    });
+    let mut from = 0;
     let away = match site.cwd_outside() {
         Some(cwd) => format!("runs in {cwd}, outside the workspace"),
         None => match parts.iter().find(|p| {
             matches!(p.program.as_deref(), Some("cd" | "pushd"))
-                && p.class == CommandClass::ReadsOutside
+                && (p.class == CommandClass::ReadsOutside || sets_cdpath)
         }) {
             Some(cd) => format!("runs after `{}`, which leaves the workspace", cd.text),
-            None => return,
+            None => match symlink {
+                Some(at) => {
+                    from = at + 1;
+                    format!(
+                        "may write through the symlink `{}` makes, which can lead outside the workspace",
+                        parts[at].text
+                    )
+                }
+                None => return,
+            },
         },
     };
     for p in parts
         .iter_mut()
+        .skip(from)
         .filter(|p| p.class == CommandClass::Mutating)
     {
         p.class = CommandClass::WritesOutside;

@@ -48,6 +48,20 @@ fn listed(options: &str, option: &str) -> bool {
     options.split_ascii_whitespace().any(|o| o == option)
 }
 
+/// The listed long option `name` abbreviates (the first one it is a prefix of, so an
+/// ambiguous abbreviation reads as one of the options it could be); `name` itself when it is
+/// listed or abbreviates none.
+fn canonical(options: &str, name: &str) -> String {
+    if listed(options, name) || name.len() < 4 {
+        return name.to_string();
+    }
+    options
+        .split_ascii_whitespace()
+        .find(|o| o.starts_with("--") && o.starts_with(name))
+        .unwrap_or(name)
+        .to_string()
+}
+
 /// Splits words the way getopt-style programs read them: `--` ends the options; a long option
 /// takes its value after `=`, or the next word when listed in `takes_value`; in a group of
 /// single letters, a letter listed in `takes_value` takes the rest of the group, or the next
@@ -71,10 +85,17 @@ fn parse<'w>(args: &'w [Word], takes_value: &str) -> Parsed<'w> {
             break;
         }
         if v.starts_with("--") {
-            match v.split_once('=') {
-                Some((name, value)) => parsed
+            // GNU abbreviations: `--target=DIR` is `--target-directory=DIR`.
+            let (name, value) = match v.split_once('=') {
+                Some((n, value)) => (n, Some(value)),
+                None => (v, None),
+            };
+            let name = canonical(takes_value, name);
+            let v = name.as_str();
+            match value {
+                Some(value) => parsed
                     .options
-                    .push((name.to_string(), Some(PathItem::literal(value)))),
+                    .push((name.clone(), Some(PathItem::literal(value)))),
                 None if listed(takes_value, v) => {
                     parsed
                         .options
@@ -215,6 +236,33 @@ pub(super) fn write_operands(program: &str, args: &[Word]) -> Option<Vec<PathIte
         )
         .values_of(&["-o"]),
         "find" => find_targets(args),
+        // `split IN PREFIX`: the pieces are written beside `PREFIX` (`x` in the working
+        // directory when not given).
+        "split" => {
+            let parsed = parse(
+                args,
+                "-a -b -C -l -n -t --suffix-length --bytes --line-bytes --lines --number \
+                 --separator --additional-suffix --filter",
+            );
+            match parsed.operands.get(1) {
+                Some(prefix) => PathItem::from_word(prefix).into_iter().collect(),
+                None => vec![PathItem::literal("x")],
+            }
+        }
+        // `mktemp [-p DIR | --tmpdir[=DIR]] [TEMPLATE]`: `$TMPDIR` or `/tmp` unless a
+        // template without `-t`/`--tmpdir` names a place.
+        "mktemp" => {
+            let parsed = parse(args, "-p --tmpdir --suffix");
+            let mut items = parsed.values_of(&["-p", "--tmpdir"]);
+            let in_tmp = parsed.has(&["-t", "--tmpdir"]) || parsed.operands.is_empty();
+            if items.is_empty() && in_tmp {
+                items.push(PathItem::unknown("$TMPDIR"));
+            } else if items.is_empty() {
+                items.extend(parsed.operand_items());
+            }
+            items
+        }
+        "time" => parse(args, "-o --output -f --format").values_of(&["-o", "--output"]),
         // `make -C DIR` builds in `DIR`.
         "make" | "gmake" => parse(
             args,
@@ -602,6 +650,19 @@ fn git_targets(args: &[Word]) -> Vec<PathItem> {
         Some("worktree") if rest.first().is_some_and(|w| w.value == "add") => {
             let parsed = parse(&rest[1..], "-b -B --reason");
             items.extend(parsed.operand_items().into_iter().take(1));
+        }
+        Some("bundle") if rest.first().is_some_and(|w| w.value == "create") => {
+            items.extend(
+                rest.get(1..)
+                    .unwrap_or(&[])
+                    .iter()
+                    .find(|w| !w.value.starts_with('-'))
+                    .and_then(PathItem::from_word),
+            );
+        }
+        Some("config") => {
+            let parsed = parse(rest, "-f --file --blob --type --default --comment");
+            items.extend(parsed.values_of(&["-f", "--file"]));
         }
         Some("archive" | "format-patch" | "bundle") => {
             let parsed = parse(rest, "-o --output --prefix --format --remote --exec");

@@ -83,3 +83,33 @@ fn globs_matching_option_names_are_those_options() {
     let (class, reason) = judge(dir.path(), "cat *.txt");
     assert_eq!(class, CommandClass::ReadOnly, "cat *.txt: {reason}");
 }
+
+#[test]
+fn on_request_writes_outside() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    for command in [
+        "ln -s /etc x; echo hi > x/y",
+        "CDPATH=/ cd etc; touch y",
+        "env --chdir=/tmp touch y",
+        "env --ch=/tmp touch y",
+        "cp a --target=/tmp",
+        "cp a --target-directory=/tmp",
+        "mv a --targ /tmp",
+        "split big /tmp/piece",
+        "mktemp -p /tmp",
+        "mktemp --tmpdir=/tmp",
+        "mktemp",
+        "git bundle create /tmp/x.bundle HEAD",
+        "git config --file /tmp/x a.b c",
+        "bash /tmp/x.sh",
+        "python3 /tmp/x.py",
+        "time -o /tmp/x ls",
+    ] {
+        let (class, reason) = judge(root, command);
+        assert!(
+            class >= CommandClass::WritesOutside,
+            "{command}: {class} ({reason})"
+        );
+    }
+}

@@ -151,6 +151,7 @@ impl<'s> Walker<'s> {
             "env" => {
                 let mut rest = args;
                 let mut chdir: Option<&Word> = None;
+                let mut chdir_text: Option<String> = None;
                 while let Some((w, tail)) = rest.split_first() {
                     let v = w.value.as_str();
                     if v == "-S" || v == "--split-string" || v.starts_with("--split-string=") {
@@ -170,6 +171,20 @@ impl<'s> Walker<'s> {
                             "`env -S` runs the command in its text (its parts are judged)",
                         ));
                     }
+                    // `--chdir=DIR`, `--ch DIR`, `-CDIR`: the directory the command runs in.
+                    let long_chdir =
+                        v.len() >= 4 && "--chdir".starts_with(v.split('=').next().unwrap_or(v));
+                    if let Some(dir) = v
+                        .split_once('=')
+                        .filter(|_| long_chdir)
+                        .map(|(_, d)| d)
+                        .or_else(|| v.strip_prefix("-C").filter(|d| !d.is_empty()))
+                    {
+                        chdir_text = Some(dir.to_string());
+                        rest = tail;
+                        continue;
+                    }
+                    let v = if long_chdir { "--chdir" } else { v };
                     if v == "-u" || v == "--unset" || v == "-C" || v == "--chdir" {
                         if v == "-C" || v == "--chdir" {
                             chdir = tail.first();
@@ -197,6 +212,7 @@ impl<'s> Walker<'s> {
                         &chdir
                             .and_then(PathItem::from_word)
                             .into_iter()
+                            .chain(chdir_text.as_deref().map(PathItem::literal))
                             .collect::<Vec<_>>(),
                     )
                 {
