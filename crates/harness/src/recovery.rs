@@ -699,8 +699,16 @@ fn convert(raw: Map<String, Value>, schema: Option<&Value>) -> Map<String, Value
         .collect()
 }
 
+/// Deepest `anyOf`/`oneOf` nesting [`typed_value`] follows; deeper alternatives do not
+/// convert (the text stays as the model wrote it, which the tool's validation then reports).
+const MAX_SCHEMA_DEPTH: usize = 32;
+
 /// `text` as a value of the type `schema` describes, if it converts.
 pub(crate) fn typed_value(text: &str, schema: &Value) -> Option<Value> {
+    typed_value_at(text, schema, 0)
+}
+
+fn typed_value_at(text: &str, schema: &Value, depth: usize) -> Option<Value> {
     for alt in ["anyOf", "oneOf"] {
         if let Some(Value::Array(options)) = schema.get(alt) {
             // A string alternative keeps text as is; otherwise the first that converts wins.
@@ -710,7 +718,12 @@ pub(crate) fn typed_value(text: &str, schema: &Value) -> Option<Value> {
             {
                 return Some(Value::String(text.to_string()));
             }
-            return options.iter().find_map(|o| typed_value(text, o));
+            if depth >= MAX_SCHEMA_DEPTH {
+                return None;
+            }
+            return options
+                .iter()
+                .find_map(|o| typed_value_at(text, o, depth + 1));
         }
     }
     let types: Vec<&str> = match schema.get("type") {
@@ -764,6 +777,21 @@ fn has_required(args: &Map<String, Value>, schema: Option<&Value>) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn nested_any_of(depth: usize) -> Value {
+        let mut schema = serde_json::json!({"type": "integer"});
+        for _ in 0..depth {
+            schema = serde_json::json!({"anyOf": [schema]});
+        }
+        schema
+    }
+
+    #[test]
+    fn schema_alternatives_are_followed_to_a_bounded_depth() {
+        assert_eq!(typed_value("5", &nested_any_of(3)), Some(Value::from(5)));
+        // Past the bound the value stays text (the tool's validation reports it).
+        assert_eq!(typed_value("5", &nested_any_of(200)), None);
+    }
     use serde_json::json;
 
     #[test]

@@ -156,6 +156,19 @@ fn bench(c: &mut Criterion) {
         b.iter(|| black_box(tack_decode(black_box(&streams))))
     });
     let shared = decode_corpus::as_bytes(&streams);
+    let (bare, recorded) = decode_corpus::interleaved_min(
+        15,
+        || {
+            black_box(tack_decode(&streams));
+        },
+        || {
+            black_box(decode_corpus::client_recorded(Wire::Chat, &shared));
+        },
+    );
+    eprintln!(
+        "interleaved min: bare {bare:?}, recorded {recorded:?}: recording costs {:+.1}%",
+        (recorded.as_secs_f64() / bare.as_secs_f64() - 1.0) * 100.0
+    );
     group.bench_function("client_path_recorded_4k_pushes", |b| {
         b.iter(|| {
             black_box(decode_corpus::client_recorded(

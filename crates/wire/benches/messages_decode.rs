@@ -14,7 +14,9 @@ mod decode_corpus;
 use std::hint::black_box;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
-use decode_corpus::{as_bytes, baseline, client_recorded, corpus, fixtures, tack_decode};
+use decode_corpus::{
+    as_bytes, baseline, client_recorded, corpus, fixtures, interleaved_min, tack_decode,
+};
 use tack_protocol::Wire;
 
 /// Thinking, text, then a tool use, padded like Anthropic's frames.
@@ -58,6 +60,19 @@ fn bench(c: &mut Criterion) {
         b.iter(|| black_box(tack_decode(Wire::Messages, black_box(&streams))))
     });
     let shared = as_bytes(&streams);
+    let (bare, recorded) = interleaved_min(
+        15,
+        || {
+            black_box(tack_decode(Wire::Messages, &streams));
+        },
+        || {
+            black_box(client_recorded(Wire::Messages, &shared));
+        },
+    );
+    eprintln!(
+        "interleaved min: bare {bare:?}, recorded {recorded:?}: recording costs {:+.1}%",
+        (recorded.as_secs_f64() / bare.as_secs_f64() - 1.0) * 100.0
+    );
     group.bench_function("client_path_recorded_4k_pushes", |b| {
         b.iter(|| black_box(client_recorded(Wire::Messages, black_box(&shared))))
     });

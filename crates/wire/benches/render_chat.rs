@@ -4,6 +4,10 @@
 // `criterion_group!` generates an undocumented public function.
 #![allow(missing_docs)]
 
+#[allow(dead_code)]
+#[path = "support/decode_corpus.rs"]
+mod decode_corpus;
+
 use std::hint::black_box;
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
@@ -92,6 +96,20 @@ fn bench(c: &mut Criterion) {
             .map(|r| r.body.len())
             .unwrap_or(0);
         eprintln!("{items} items → {size} bytes");
+        let (alone, with_send) = decode_corpus::interleaved_min(
+            200,
+            || {
+                let _ = black_box(render(&req, Wire::Chat, &endpoint));
+            },
+            || {
+                let rendered = render(&req, Wire::Chat, &endpoint);
+                let _ = black_box(rendered.map(|r| tack_wire::client::bench::send_and_record(&r)));
+            },
+        );
+        eprintln!(
+            "interleaved min: render {alone:?}, render+send+record {with_send:?}: {:.2}x",
+            with_send.as_secs_f64() / alone.as_secs_f64()
+        );
         group.throughput(Throughput::Elements(items as u64));
         group.bench_with_input(BenchmarkId::from_parameter(items), &req, |b, req| {
             b.iter(|| black_box(render(black_box(req), Wire::Chat, &endpoint)))

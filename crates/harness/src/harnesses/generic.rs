@@ -111,23 +111,54 @@ fn first_sentence(text: &str) -> &str {
     text[..end].trim()
 }
 
+/// Removes the descriptions of every property, at any depth of `properties` / `items`.
+/// Iterative: a schema comes from a tool server, and its depth is not Tack's to choose.
 fn strip_descriptions(schema: &mut Value) {
-    if let Some(props) = schema.get_mut("properties").and_then(Value::as_object_mut) {
-        for prop in props.values_mut() {
-            if let Some(obj) = prop.as_object_mut() {
-                obj.remove("description");
+    let mut stack = vec![schema];
+    while let Some(schema) = stack.pop() {
+        let Value::Object(map) = schema else {
+            continue;
+        };
+        let mut next = Vec::new();
+        for (key, value) in map.iter_mut() {
+            match (key.as_str(), value) {
+                ("properties", Value::Object(props)) => {
+                    for prop in props.values_mut() {
+                        if let Some(obj) = prop.as_object_mut() {
+                            obj.remove("description");
+                        }
+                        next.push(prop);
+                    }
+                }
+                ("items", items) => next.push(items),
+                _ => {}
             }
-            strip_descriptions(prop);
         }
-    }
-    if let Some(items) = schema.get_mut("items") {
-        strip_descriptions(items);
+        stack.extend(next);
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn descriptions_are_stripped_at_any_depth_without_recursion() {
+        let mut schema = serde_json::json!({"type": "string", "description": "leaf"});
+        // 100 levels (300 deep): serde_json's own Drop and Serialize of a `Value` recurse,
+        // which is why parsed values are held to its 128-level parse limit; this schema is
+        // built, not parsed, so it stays shallow enough for them.
+        for _ in 0..100 {
+            schema = serde_json::json!({"type": "array", "items": {"type": "object",
+                "properties": {"p": schema}, "description": "d"}});
+        }
+        strip_descriptions(&mut schema);
+        let text = serde_json::to_string(&schema).unwrap();
+        // Every property's description is gone, at every depth; the `items` schemas' own
+        // descriptions are not a property's and stay (as before the walk was iterative).
+        assert!(!text.contains("leaf"));
+        assert_eq!(text.matches("description").count(), 100);
+    }
 
     #[test]
     fn lean_tools_keep_names_types_and_required_but_drop_prose() {

@@ -129,3 +129,24 @@ pub fn client_recorded(wire: Wire, streams: &[bytes::Bytes]) -> usize {
     }
     count
 }
+
+/// The fastest of `rounds` runs of `a` and of `b`, alternated so that both see the same
+/// machine load (the benches share their machine); min is the least load-sensitive figure.
+/// Printed next to criterion's own figures as the ratio the budget is about.
+#[allow(dead_code)]
+pub fn interleaved_min(
+    rounds: usize,
+    mut a: impl FnMut(),
+    mut b: impl FnMut(),
+) -> (std::time::Duration, std::time::Duration) {
+    let mut best = (std::time::Duration::MAX, std::time::Duration::MAX);
+    for _ in 0..rounds {
+        let t = std::time::Instant::now();
+        a();
+        best.0 = best.0.min(t.elapsed());
+        let t = std::time::Instant::now();
+        b();
+        best.1 = best.1.min(t.elapsed());
+    }
+    best
+}

@@ -511,12 +511,18 @@ fn scrub_events(events: &mut [StreamEvent], secret: &str) {
     }
 }
 
+/// Replaces `secret` in every string of `value`. Iterative: the value is built from an
+/// event, whose depth is whatever the model's output nested to, and a walk must not spend
+/// stack on it.
 fn scrub_value(value: &mut Value, secret: &str) {
-    match value {
-        Value::String(s) if s.contains(secret) => *s = s.replace(secret, REDACTED),
-        Value::Array(items) => items.iter_mut().for_each(|v| scrub_value(v, secret)),
-        Value::Object(map) => map.values_mut().for_each(|v| scrub_value(v, secret)),
-        _ => {}
+    let mut stack = vec![value];
+    while let Some(value) = stack.pop() {
+        match value {
+            Value::String(s) if s.contains(secret) => *s = s.replace(secret, REDACTED),
+            Value::Array(items) => stack.extend(items.iter_mut()),
+            Value::Object(map) => stack.extend(map.values_mut()),
+            _ => {}
+        }
     }
 }
 
