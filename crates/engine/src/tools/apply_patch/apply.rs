@@ -6,9 +6,17 @@
 //! curly quotes, odd spaces) as its ASCII form. This mirrors the reference tool, so patches
 //! written for it apply here too.
 //!
-//! Line endings: every line keeps its own ending. Context lines are kept byte for byte from
-//! the file (even when they matched only loosely); added lines take the file's first line
-//! ending. The result always ends with a line ending, as the reference tool's output does.
+//! Line endings follow the reference tool (Codex's `apply_patch`):
+//! - A line ends at `\n`; a `\r` right before it makes the ending CRLF. A lone `\r` (classic
+//!   Mac) ends nothing: it is part of the line's text, so a file using only `\r` is one line.
+//! - The file's *preferred* ending is that of its first line ending (LF when it has none).
+//! - Lines outside every hunk keep their bytes, ending included, whatever the mixture.
+//! - Every line a hunk spans — its context lines as well as its added lines — is written with
+//!   the preferred ending. (Context lines keep the file's text, even when they matched only
+//!   loosely; the reference writes the patch's text there, which differs only for loose
+//!   matches, and rewriting `“quotes”` the model typed as `"` would be an edit nobody asked
+//!   for.)
+//! - The result ends with a line ending: an unterminated last line gets the preferred one.
 
 use super::parse::{Hunk, HunkLine};
 
@@ -112,7 +120,10 @@ pub(crate) fn apply_hunks(content: &str, hunks: &[Hunk]) -> Result<String, HunkE
             match line {
                 HunkLine::Context(_) => {
                     if let Some(existing) = lines.get(pos) {
-                        replacement.push(existing.clone());
+                        replacement.push(Line {
+                            text: existing.text.clone(),
+                            eol: Some(preferred),
+                        });
                     }
                     pos += 1;
                 }
@@ -252,7 +263,17 @@ mod tests {
     }
 
     #[test]
-    fn context_lines_keep_the_files_bytes_when_matched_loosely() {
+    fn context_lines_take_the_preferred_ending_and_lines_outside_keep_theirs() {
+        // Preferred: LF (the first ending). `b` is context in the hunk, `d` is outside it.
+        let out = apply_hunks("a\nb\r\nc\nd\r\n", &hunks("@@\n b\n-c\n+C\n")).unwrap();
+        assert_eq!(out, "a\nb\nC\nd\r\n");
+        // A lone CR ends no line: the whole `\r` file is one line, and gets an ending.
+        let out = apply_hunks("x\ry\rz", &hunks("@@\n+w\n")).unwrap();
+        assert_eq!(out, "x\ry\rz\nw\n");
+    }
+
+    #[test]
+    fn context_lines_keep_the_files_text_when_matched_loosely() {
         let out = apply_hunks(
             "x = \u{201C}hi\u{201D}  \ny\n",
             &hunks("@@\n x = \"hi\"\n-y\n+z\n"),
@@ -302,5 +323,94 @@ mod tests {
             err.message,
             "these lines were not found after line 1:\n    zzz"
         );
+    }
+
+    /// The line endings a generated file mixes.
+    const ENDINGS: [&str; 3] = ["\n", "\r\n", "\r"];
+
+    /// A file's reference lines: split at `\n`, a `\r` before it belonging to the ending.
+    /// Each is (start byte, text, ending) — an independent statement of the rule under test.
+    fn reference_lines(file: &str) -> Vec<(usize, &str, &str)> {
+        let mut out = Vec::new();
+        let mut start = 0;
+        while start < file.len() {
+            let (body_end, next) = match file[start..].find('\n') {
+                Some(i) => (start + i, start + i + 1),
+                None => (file.len(), file.len()),
+            };
+            let (text_end, ending) = if next == body_end {
+                (body_end, "")
+            } else if file[start..body_end].ends_with('\r') {
+                (body_end - 1, "\r\n")
+            } else {
+                (body_end, "\n")
+            };
+            out.push((start, &file[start..text_end], ending));
+            start = next;
+        }
+        out
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(512))]
+
+        /// For files mixing LF, CRLF and lone CR in any order (each kind alone included), a
+        /// hunk rewrites exactly the lines it spans, with the file's first ending; every other
+        /// byte stays.
+        #[test]
+        fn endings_of_every_kind_and_mixture_follow_the_reference(
+            units in proptest::collection::vec(0usize..3, 1..12),
+            unterminated in proptest::bool::ANY,
+            pick in 0usize..64,
+            form in 0usize..3,
+        ) {
+            // Unique line texts, so each hunk matches in one place only.
+            let mut file = String::new();
+            for (i, kind) in units.iter().enumerate() {
+                file.push_str(&format!("l{i}"));
+                if !(unterminated && i + 1 == units.len()) {
+                    file.push_str(ENDINGS[*kind]);
+                }
+            }
+            let lines = reference_lines(&file);
+            let preferred = lines
+                .iter()
+                .map(|l| l.2)
+                .find(|e| !e.is_empty())
+                .unwrap_or("\n");
+            let k = pick % lines.len();
+            // The span [first, last] the hunk covers and what it writes there.
+            let (body, first, last, new): (String, usize, usize, Vec<String>) =
+                match (form, lines.get(k + 1)) {
+                    (1, Some(next)) => (
+                        format!("@@\n {}\n-{}\n+NEW\n", lines[k].1, next.1),
+                        k,
+                        k + 1,
+                        vec![lines[k].1.to_string(), "NEW".into()],
+                    ),
+                    (2, _) => (
+                        format!("@@\n-{}\n+NEW\n+NEW2\n", lines[k].1),
+                        k,
+                        k,
+                        vec!["NEW".into(), "NEW2".into()],
+                    ),
+                    _ => (format!("@@\n-{}\n+NEW\n", lines[k].1), k, k, vec!["NEW".into()]),
+                };
+            let out = apply_hunks(&file, &hunks(&body)).unwrap();
+            let span_start = lines[first].0;
+            let span_end = lines
+                .get(last + 1)
+                .map_or(file.len(), |l| l.0);
+            let mut expected = file[..span_start].to_string();
+            for text in &new {
+                expected.push_str(text);
+                expected.push_str(preferred);
+            }
+            expected.push_str(&file[span_end..]);
+            if !expected.ends_with('\n') {
+                expected.push_str(preferred);
+            }
+            proptest::prop_assert_eq!(out, expected, "file {:?}, hunk {:?}", file, body);
+        }
     }
 }
