@@ -8,9 +8,8 @@ use std::time::Duration;
 
 use tack_engine::config::{Config, ConfigDocument, Paths};
 use tack_engine::secrets::{KeychainStore, SecretStore};
+use tack_engine::events::EventReceiver;
 use tack_engine::session::{Engine, Session};
-use tack_protocol::EngineEvent;
-use tokio::sync::mpsc::UnboundedReceiver;
 
 use crate::commands::{AppError, ConfigProblem};
 use crate::events::{AppEvent, EngineEventEnvelope};
@@ -176,7 +175,7 @@ impl AppState {
     }
 
     /// Registers a live session and forwards its events to the webview as they happen.
-    pub(crate) fn adopt(&self, session: Session, mut events: UnboundedReceiver<EngineEvent>) {
+    pub(crate) fn adopt(&self, session: Session, mut events: EventReceiver) {
         let id = session.id().to_string();
         lock(&self.sessions).insert(id.clone(), session);
         let emit = self.emit.clone();

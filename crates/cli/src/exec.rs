@@ -157,7 +157,7 @@ pub(crate) async fn run(args: ExecArgs) -> Result<ExitCode, String> {
 
     let Some(task) = args.task.clone() else {
         // Resume without a task: the log was repaired (interrupted calls closed); report it.
-        while let Ok(ev) = events.try_recv() {
+        while let Some(ev) = events.try_recv() {
             print_event(&ev);
         }
         return Ok(ExitCode::SUCCESS);

@@ -129,6 +129,28 @@ pub struct Config {
     /// Saved approval rules (`[[rules]]`), in file order; see [`crate::rules`].
     #[serde(default, skip_serializing_if = "Vec::is_empty", with = "rule_entries")]
     pub rules: Vec<tack_protocol::Rule>,
+    /// Longest time limit a command may be given, in milliseconds (default 10 minutes): a
+    /// model asking for more gets this, with a note.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_command_timeout_ms: Option<u64>,
+    /// Most output one command may write, in bytes, before it is stopped (default 1 GiB).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_command_output_bytes: Option<u64>,
+}
+
+impl Config {
+    /// The command limits in force: the file's, else the defaults.
+    pub fn command_limits(&self) -> crate::tools::CommandLimits {
+        let defaults = crate::tools::CommandLimits::default();
+        crate::tools::CommandLimits {
+            max_timeout_ms: self
+                .max_command_timeout_ms
+                .unwrap_or(defaults.max_timeout_ms),
+            max_output_bytes: self
+                .max_command_output_bytes
+                .unwrap_or(defaults.max_output_bytes),
+        }
+    }
 }
 
 /// Errors loading or saving config.

@@ -11,6 +11,7 @@ pub use tack_command_safety as command_safety;
 pub mod config;
 pub mod context;
 pub mod diagnostics;
+pub mod events;
 pub mod export;
 pub mod log;
 pub mod policy_check;

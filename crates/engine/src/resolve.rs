@@ -155,6 +155,7 @@ pub fn resolve(
             interactive: true,
             examples,
             max_steps: crate::MAX_STEPS,
+            limits: config.command_limits(),
         },
         harness_source,
         key_source,

@@ -20,11 +20,12 @@ use tack_protocol::{
     ToolOutputItem,
 };
 use tack_wire::client::{ClientConfig, ModelClient};
-use tokio::sync::{mpsc, oneshot, watch};
+use tokio::sync::{oneshot, watch};
 use tokio_util::sync::CancellationToken;
 
 use crate::approval::SessionApprovals;
 use crate::config::{Paths, ProviderConfig};
+use crate::events::{EventReceiver, EventSender};
 use crate::log::{ExchangeLog, LOG_VERSION, LoadedSession, LogError, LogRecord, SessionLog};
 use crate::secrets::ApiKey;
 use crate::tools::{ToolHandler, builtin_tools};
@@ -101,6 +102,8 @@ pub struct SessionOptions {
     /// Most model requests in one turn (default [`crate::MAX_STEPS`]); a turn that reaches it
     /// while the model still calls tools fails with `step_limit`. `0` counts as 1.
     pub max_steps: u32,
+    /// Time and output limits on the commands the model runs (from config.toml).
+    pub limits: crate::tools::CommandLimits,
 }
 
 impl SessionOptions {
@@ -177,7 +180,8 @@ pub(crate) struct Inner {
     pub(crate) id: String,
     pub(crate) opts: SessionOptions,
     pub(crate) route: Route,
-    pub(crate) events: mpsc::UnboundedSender<EngineEvent>,
+    /// Bounded and coalescing (see [`crate::events`]).
+    pub(crate) events: EventSender,
     pub(crate) state: Mutex<State>,
     pub(crate) log: Mutex<SessionLog>,
     pub(crate) exchanges: Mutex<ExchangeLog>,
@@ -240,7 +244,7 @@ impl Session {
     pub fn create(
         engine: Arc<Engine>,
         mut opts: SessionOptions,
-    ) -> Result<(Session, mpsc::UnboundedReceiver<EngineEvent>), EngineError> {
+    ) -> Result<(Session, EventReceiver), EngineError> {
         opts.cwd = absolute_dir(&opts.cwd)?;
         let route = engine.registry.route(opts.provider.wire, &opts.harness)?;
         let id = new_session_id();
@@ -268,7 +272,7 @@ impl Session {
         engine: Arc<Engine>,
         path: &Path,
         mut opts: SessionOptions,
-    ) -> Result<(Session, mpsc::UnboundedReceiver<EngineEvent>), EngineError> {
+    ) -> Result<(Session, EventReceiver), EngineError> {
         let loaded = LoadedSession::read(path)?;
         opts.cwd = absolute_dir(&opts.cwd)?;
         let route = engine.registry.route(opts.provider.wire, &opts.harness)?;
@@ -306,12 +310,12 @@ impl Session {
         route: Route,
         log: SessionLog,
         history: Vec<Item>,
-    ) -> Result<(Session, mpsc::UnboundedReceiver<EngineEvent>), EngineError> {
+    ) -> Result<(Session, EventReceiver), EngineError> {
         let exchanges = ExchangeLog::open(&exchanges_path(log.path()))?;
         if let Some(key) = &opts.api_key {
             crate::secrets::remember(key);
         }
-        let (tx, rx) = mpsc::unbounded_channel();
+        let (tx, rx) = crate::events::channel();
         let mut ids = HashSet::new();
         let mut call_ids = HashSet::new();
         for item in &history {
@@ -518,8 +522,20 @@ impl Session {
         // Deltas that could be the start of a key wait for the next event; a closed
         // receiver means nobody listens any more (the log still has everything).
         for event in lock(&self.inner.redactor).pass(event) {
-            let _ = self.inner.events.send(event);
+            self.inner.events.send(event);
         }
+    }
+
+    /// Waits while the event queue is full and someone reads it (see
+    /// [`crate::events::EventSender::room`]): producers that can wait call this, so a front end
+    /// that falls behind slows them instead of filling memory.
+    pub(crate) async fn event_room(&self) {
+        self.inner.events.room().await;
+    }
+
+    /// What the event channel has done so far (coalesced deltas, bytes not shown live).
+    pub fn event_stats(&self) -> crate::events::ChannelStats {
+        self.inner.events.stats()
     }
 
     pub(crate) fn append_record(&self, record: &LogRecord) -> Result<(), EngineError> {

@@ -558,7 +558,12 @@ async fn sample(
         let next = tokio::select! {
             biased;
             () = cancel.cancelled() => return Err(Outcome::Interrupted),
-            ev = stream.next().instrument(span.clone()) => ev,
+            // A front end that fell behind holds the stream here (the provider's TCP window
+            // then fills) instead of the event queue growing.
+            ev = async {
+                session.event_room().await;
+                stream.next().await
+            }.instrument(span.clone()) => ev,
         };
         let event = match next {
             None => break,
@@ -742,6 +747,14 @@ async fn execute(
         default_timeout_ms: DEFAULT_TOOL_TIMEOUT_MS,
         session_id: session.id().to_string(),
         sandbox: None,
+        limits: opts.limits,
+        output_room: {
+            let session = session.clone();
+            Arc::new(move || {
+                let session = session.clone();
+                Box::pin(async move { session.event_room().await })
+            })
+        },
         questions: opts.interactive.then(|| {
             Arc::new(SessionQuestions {
                 session: session.clone(),

@@ -10,6 +10,7 @@ use std::sync::Arc;
 
 use serde_json::{Value, json};
 use tack_engine::config::{Config, Paths};
+use tack_engine::events::EventReceiver;
 use tack_engine::log::{LoadedSession, LogRecord};
 use tack_engine::resolve::{SessionRequest, resolve, resume_request};
 use tack_engine::secrets::MemoryStore;
@@ -19,7 +20,6 @@ use tack_protocol::{
     ToolStatus,
 };
 use tack_tests::{ReplayProvider, ScriptedResponse, chat_sse};
-use tokio::sync::mpsc::UnboundedReceiver;
 
 /// Throwaway folders: config, data, and a workspace.
 struct Folders {
@@ -88,11 +88,7 @@ fn answer(id: &str, text: &str) -> ScriptedResponse {
 
 /// Submits `task` and collects the events until the turn ends; every approval is denied the
 /// way `tack exec` denies it when there is no terminal to ask.
-async fn run_turn(
-    session: &Session,
-    events: &mut UnboundedReceiver<EngineEvent>,
-    task: &str,
-) -> Vec<EngineEvent> {
+async fn run_turn(session: &Session, events: &mut EventReceiver, task: &str) -> Vec<EngineEvent> {
     session.submit(task).unwrap();
     let mut seen = Vec::new();
     while let Some(event) = events.recv().await {

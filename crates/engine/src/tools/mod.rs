@@ -45,7 +45,7 @@ pub use grep::GrepTool;
 pub use list_dir::ListDirTool;
 pub use paths::protected_reason;
 pub use read_file::ReadFileTool;
-pub use shell::ShellTool;
+pub use shell::{LIVE_OUTPUT_BYTES, ShellTool};
 pub use terminal::{TerminalTool, close_session_terminals};
 pub use todo::TodoWriteTool;
 pub use write_file::WriteFileTool;
@@ -87,6 +87,58 @@ pub enum ToolAction {
 /// Receives chunks of a running tool's output (merged stdout/stderr, lossy UTF-8).
 pub type OutputSink = Arc<dyn Fn(&str) + Send + Sync>;
 
+/// Resolves once the session's event queue has room again (at once when it has): a command
+/// reader awaits it before reading more, so a front end that falls behind slows the command
+/// (its pipe fills) instead of Tack's memory growing. See [`crate::events`].
+pub type OutputRoom = Arc<dyn Fn() -> futures::future::BoxFuture<'static, ()> + Send + Sync>;
+
+/// Default for [`CommandLimits::max_timeout_ms`]: 10 minutes.
+pub const DEFAULT_MAX_COMMAND_TIMEOUT_MS: u64 = 10 * 60 * 1000;
+
+/// Default for [`CommandLimits::max_output_bytes`]: 1 GiB.
+pub const DEFAULT_MAX_COMMAND_OUTPUT_BYTES: u64 = 1 << 30;
+
+/// Limits on the commands the model runs (config.toml `max_command_timeout_ms`,
+/// `max_command_output_bytes`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CommandLimits {
+    /// Longest time limit a call may ask for (`timeout_ms`, a harness's `timeout`, a
+    /// terminal's waits); a larger request is clamped to it, with a note in the output.
+    pub max_timeout_ms: u64,
+    /// Most bytes of output one command may write before it is stopped (the model only ever
+    /// sees the capped head and tail, but reading has a cost, and a command printing without
+    /// end would otherwise run until its timeout).
+    pub max_output_bytes: u64,
+}
+
+impl Default for CommandLimits {
+    fn default() -> Self {
+        CommandLimits {
+            max_timeout_ms: DEFAULT_MAX_COMMAND_TIMEOUT_MS,
+            max_output_bytes: DEFAULT_MAX_COMMAND_OUTPUT_BYTES,
+        }
+    }
+}
+
+impl CommandLimits {
+    /// `requested` clamped to [`CommandLimits::max_timeout_ms`], and the note to put in the
+    /// output when it was (the model should know its limit was not the one it asked for).
+    pub fn clamp_timeout(&self, requested: u64) -> (u64, Option<String>) {
+        let max = self.max_timeout_ms.max(1);
+        if requested <= max {
+            (requested, None)
+        } else {
+            (
+                max,
+                Some(format!(
+                    "[the requested time limit of {requested} ms is more than the maximum of \
+                     {max} ms (max_command_timeout_ms in config.toml); {max} ms was used]"
+                )),
+            )
+        }
+    }
+}
+
 /// Where and how a call runs.
 #[derive(Clone)]
 pub struct ToolContext {
@@ -111,6 +163,10 @@ pub struct ToolContext {
     /// The sandbox commands run in; `None`: uncontained (`tack tool`, `danger-full-access`,
     /// or an escalation the user approved). The approval gate chooses it per call.
     pub sandbox: Option<tack_sandbox::SandboxPolicy>,
+    /// Time and output limits on commands.
+    pub limits: CommandLimits,
+    /// Backpressure from whoever reads [`ToolContext::output`].
+    pub output_room: OutputRoom,
 }
 
 impl ToolContext {
@@ -126,6 +182,8 @@ impl ToolContext {
             questions: None,
             session_id: String::new(),
             sandbox: None,
+            limits: CommandLimits::default(),
+            output_room: Arc::new(|| Box::pin(std::future::ready(()))),
         }
     }
 

@@ -147,7 +147,9 @@ impl ToolHandler for ShellTool {
                 )));
             }
         }
-        let timeout = Duration::from_millis(args.timeout_ms.unwrap_or(ctx.default_timeout_ms));
+        let (timeout_ms, timeout_note) = ctx
+            .limits
+            .clamp_timeout(args.timeout_ms.unwrap_or(ctx.default_timeout_ms));
         Ok(Box::new(PreparedShell {
             action: ToolAction::Exec {
                 command: args.command.clone(),
@@ -156,7 +158,8 @@ impl ToolHandler for ShellTool {
             },
             command: args.command,
             cwd,
-            timeout,
+            timeout: Duration::from_millis(timeout_ms),
+            timeout_note,
         }))
     }
 }
@@ -166,6 +169,8 @@ struct PreparedShell {
     command: String,
     cwd: PathBuf,
     timeout: Duration,
+    /// Said in the output when the model asked for a longer time limit than allowed.
+    timeout_note: Option<String>,
 }
 
 impl PreparedCall for PreparedShell {
@@ -208,7 +213,14 @@ enum Ending {
     Exited(ExitStatus),
     TimedOut,
     Aborted,
+    /// It wrote more than [`super::CommandLimits::max_output_bytes`].
+    OverBudget,
 }
+
+/// Output streamed live to the front end per call; beyond it the output is still read (and
+/// capped for the model) but no longer shown as it comes, and the end says how much was not.
+/// A screen shows a few thousand lines; a megabyte is hundreds of screens.
+pub const LIVE_OUTPUT_BYTES: usize = 1 << 20;
 
 /// Kills the process group if the run is dropped half-way (e.g. the turn future is dropped).
 struct GroupGuard {
@@ -238,18 +250,47 @@ struct Collector {
     decoder: Utf8Decoder,
     capped: HeadTail,
     ctx: ToolContext,
+    /// Bytes the command wrote.
+    read: u64,
+    /// Text bytes streamed live so far, and those left out after [`LIVE_OUTPUT_BYTES`].
+    live: usize,
+    not_live: usize,
 }
 
 impl Collector {
     fn feed(&mut self, bytes: &[u8]) {
+        self.read += bytes.len() as u64;
         let text = self.decoder.push(bytes);
         self.emit(&text);
     }
 
+    fn over_budget(&self) -> bool {
+        self.read > self.ctx.limits.max_output_bytes
+    }
+
     fn emit(&mut self, text: &str) {
-        if !text.is_empty() {
-            (self.ctx.output)(text);
-            self.capped.push(text);
+        if text.is_empty() {
+            return;
+        }
+        self.capped.push(text);
+        if self.live < LIVE_OUTPUT_BYTES {
+            let cut = super::capture::floor_char_boundary(text, LIVE_OUTPUT_BYTES - self.live);
+            (self.ctx.output)(&text[..cut]);
+            self.live += cut;
+            self.not_live += text.len() - cut;
+        } else {
+            self.not_live += text.len();
+        }
+    }
+
+    /// Tells the live view how much of the output it did not get.
+    fn close_live(&self) {
+        if self.not_live > 0 {
+            (self.ctx.output)(&format!(
+                "\n[… {} more bytes of output were not shown live; the result has its start \
+                 and end …]\n",
+                self.not_live
+            ));
         }
     }
 }
@@ -344,8 +385,11 @@ async fn run_command(call: PreparedShell, ctx: ToolContext) -> ToolOutput {
         decoder: Utf8Decoder::default(),
         capped: HeadTail::new(ctx.max_output_bytes),
         ctx: ctx.clone(),
+        read: 0,
+        live: 0,
+        not_live: 0,
     };
-    let mut notes: Vec<String> = Vec::new();
+    let mut notes: Vec<String> = call.timeout_note.iter().cloned().collect();
     let mut buf = vec![0u8; 16 * 1024];
     let mut eof = false;
     let mut exited: Option<ExitStatus> = None;
@@ -359,9 +403,19 @@ async fn run_command(call: PreparedShell, ctx: ToolContext) -> ToolOutput {
             break Ending::Exited(status);
         }
         tokio::select! {
-            read = pipe.read(&mut buf), if !eof => match read {
+            // Read only while the front end keeps up: otherwise the pipe fills and the
+            // command waits, instead of its output piling up in Tack.
+            read = async {
+                (ctx.output_room)().await;
+                pipe.read(&mut buf).await
+            }, if !eof => match read {
                 Ok(0) => eof = true,
-                Ok(n) => out.feed(&buf[..n]),
+                Ok(n) => {
+                    out.feed(&buf[..n]);
+                    if out.over_budget() {
+                        break Ending::OverBudget;
+                    }
+                }
                 Err(err) => {
                     notes.push(format!("[reading output failed: {err}]"));
                     eof = true;
@@ -394,7 +448,10 @@ async fn run_command(call: PreparedShell, ctx: ToolContext) -> ToolOutput {
         }
     };
 
-    if matches!(ending, Ending::TimedOut | Ending::Aborted) {
+    if matches!(
+        ending,
+        Ending::TimedOut | Ending::Aborted | Ending::OverBudget
+    ) {
         stop_group(&guard, &mut pipe, &mut buf, &mut out, &mut eof).await;
         if exited.is_none() {
             // The group is dead; reap bash so no zombie is left behind.
@@ -405,6 +462,7 @@ async fn run_command(call: PreparedShell, ctx: ToolContext) -> ToolOutput {
     guard.armed = false;
     let tail = out.decoder.finish();
     out.emit(&tail);
+    out.close_live();
 
     let duration_ms = u32::try_from(started.elapsed().as_millis()).unwrap_or(u32::MAX);
     let capped = out.capped.finish();
@@ -432,6 +490,15 @@ async fn run_command(call: PreparedShell, ctx: ToolContext) -> ToolOutput {
         Ending::Aborted => {
             notes.push("[aborted by user]".to_string());
             (ToolStatus::Aborted, None)
+        }
+        Ending::OverBudget => {
+            notes.push(format!(
+                "[the command wrote more than {} bytes of output (max_command_output_bytes in \
+                 config.toml), so it and the processes it started were stopped; limit its \
+                 output (`| head`, `| tail`, a file) and run it again]",
+                ctx.limits.max_output_bytes
+            ));
+            (ToolStatus::Failed, None)
         }
     };
     // Only a failure can be the sandbox's doing; an interrupted call is the user's.

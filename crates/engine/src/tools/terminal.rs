@@ -146,6 +146,16 @@ fn default_duration() -> f64 {
     1.0
 }
 
+/// The wait after one batch, in seconds: `duration` within 0–[`MAX_WAIT_S`] (1 when it is
+/// not a number).
+fn wait_of(duration: f64) -> f64 {
+    if duration.is_finite() {
+        duration.clamp(0.0, MAX_WAIT_S)
+    } else {
+        1.0
+    }
+}
+
 struct PreparedTerminal {
     key: String,
     workspace: PathBuf,
@@ -226,6 +236,15 @@ impl PreparedCall for PreparedTerminal {
                 Ok(note) => note,
                 Err(e) => return ToolOutput::error(format!("terminal: {e}")),
             };
+            // The waits of one call together stay within the configured longest time limit
+            // of a command, like a shell call's `timeout_ms`.
+            let requested: f64 = self
+                .commands
+                .iter()
+                .map(|k| wait_of(k.duration))
+                .sum::<f64>();
+            let (_, clamp_note) = ctx.limits.clamp_timeout((requested * 1000.0).ceil() as u64);
+            let mut left = Duration::from_millis(ctx.limits.max_timeout_ms);
             for keys in &self.commands {
                 if ctx.cancel.is_cancelled() {
                     return ToolOutput::aborted("[aborted by user]");
@@ -233,16 +252,17 @@ impl PreparedCall for PreparedTerminal {
                 if let Err(e) = terminal.send(&keys.keystrokes).await {
                     return ToolOutput::error(format!("terminal: {e}"));
                 }
-                let wait = if keys.duration.is_finite() {
-                    keys.duration.clamp(0.0, MAX_WAIT_S)
-                } else {
-                    1.0
-                };
+                let wait = Duration::from_secs_f64(wait_of(keys.duration)).min(left);
+                left = left.saturating_sub(wait);
                 tokio::select! {
                     () = ctx.cancel.cancelled() => return ToolOutput::aborted("[aborted by user]"),
-                    () = tokio::time::sleep(Duration::from_secs_f64(wait)) => {}
+                    () = tokio::time::sleep(wait) => {}
                 }
             }
+            let note = match (note, clamp_note) {
+                (Some(a), Some(b)) => Some(format!("{a}\n{b}")),
+                (a, b) => a.or(b),
+            };
             match terminal.incremental_output().await {
                 Ok(text) => {
                     let text = cap(&text, ctx.max_output_bytes);
