@@ -14,7 +14,8 @@ use tack_engine::config::Paths;
 use tack_engine::log::LoadedSession;
 use tack_engine::resolve::SessionRequest;
 use tack_engine::secrets::{KeySource, KeychainStore};
-use tack_engine::session::{Engine, Session, log_path};
+use tack_engine::log::{HeaderChange, LogError};
+use tack_engine::session::{Engine, EngineError, Session, log_path};
 use tack_protocol::{
     ApprovalAction, ApprovalDecision, ApprovalPolicy, ApprovalRequest, EngineEvent, Item, Wire,
 };
@@ -32,6 +33,8 @@ pub(crate) struct ExecArgs {
     pub network: Option<bool>,
     pub cwd: PathBuf,
     pub resume: Option<String>,
+    /// Resume even though the log's header was edited by hand.
+    pub accept_changed_header: bool,
     pub seed: Option<PathBuf>,
     pub instructions: Option<String>,
     pub task: Option<String>,
@@ -58,6 +61,15 @@ pub(crate) async fn run(args: ExecArgs) -> Result<ExitCode, String> {
         .as_deref()
         .map(|p| LoadedSession::read(p).map_err(|e| e.to_string()))
         .transpose()?;
+    if let (Some(p), Some(l)) = (&resume_path, &logged) {
+        // Before anything else: another writer, or a header edited by hand, stops here.
+        if let Some(pid) = tack_engine::log::SessionLog::writer(p) {
+            return Err(locked_message(&l.session_id, pid));
+        }
+        if !l.header_changes.is_empty() && !args.accept_changed_header {
+            return Err(changed_header_message(&l.session_id, &l.header_changes));
+        }
+    }
     let mut req = SessionRequest {
         cwd: args.cwd.clone(),
         provider: args.provider.provider.clone(),
@@ -129,11 +141,25 @@ pub(crate) async fn run(args: ExecArgs) -> Result<ExitCode, String> {
     }
 
     let (session, mut events) = match &resume_path {
+        Some(p) if args.accept_changed_header => {
+            Session::resume_accepting(engine.clone(), p, resolved.options)
+        }
         Some(p) => Session::resume(engine.clone(), p, resolved.options),
         None => Session::create(engine.clone(), resolved.options),
     }
-    .map_err(|e| e.to_string())?;
+    .map_err(|e| match e {
+        // Lost the race with another writer after the check above.
+        EngineError::Log(LogError::Locked { session, pid, .. }) => locked_message(&session, pid),
+        EngineError::HeaderChanged(changes) => changed_header_message(
+            logged.as_ref().map_or("", |l| l.session_id.as_str()),
+            &changes,
+        ),
+        e => e.to_string(),
+    })?;
     init_tracing(&session.log_path());
+    // The turn's tasks may outlive this function (the runtime is shut down in the
+    // background), so the session's scratch folder and terminals are freed here.
+    let _release = Release(session.clone());
     eprintln!(
         "tack: session {} ({})",
         session.id(),
@@ -290,6 +316,15 @@ impl StopSignals {
             // The signal driver is gone (the runtime is shutting down): nothing will come.
             else => std::future::pending().await,
         }
+    }
+}
+
+/// Frees the session's resources when `run` returns, whichever way.
+struct Release(Session);
+
+impl Drop for Release {
+    fn drop(&mut self) {
+        self.0.release();
     }
 }
 
@@ -571,4 +606,32 @@ mod tests {
             assert_eq!(parse_answer(line), want, "{line:?}");
         }
     }
+}
+
+/// The error for a session another process writes: who, and what to do.
+fn locked_message(session: &str, pid: Option<u32>) -> String {
+    let who = pid.map_or_else(String::new, |p| format!(" (pid {p})"));
+    let stop = pid.map_or_else(
+        || "stop it".to_string(),
+        |p| format!("stop it (`kill -INT {p}` interrupts its turn)"),
+    );
+    format!(
+        "session {session} is open in another process{who}: one process at a time writes a session. \
+         Wait for it to finish or {stop}, or close it in the window, then resume again; \
+         `tack sessions` and the window can read it meanwhile"
+    )
+}
+
+/// The error for a log whose header was edited: each change, and the flag that accepts them.
+fn changed_header_message(session: &str, changes: &[HeaderChange]) -> String {
+    let mut out = format!(
+        "the header of session {session} was edited since Tack wrote it; not resuming with settings nobody approved:"
+    );
+    for c in changes {
+        out.push_str(&format!("\n  {c}"));
+    }
+    out.push_str(
+        "\nundo the edit, or resume with --accept-changed-header to take the settings as they are now",
+    );
+    out
 }

@@ -26,7 +26,9 @@ use tokio_util::sync::CancellationToken;
 use crate::approval::SessionApprovals;
 use crate::config::{Paths, ProviderConfig};
 use crate::events::{EventReceiver, EventSender};
-use crate::log::{ExchangeLog, LOG_VERSION, LoadedSession, LogError, LogRecord, SessionLog};
+use crate::log::{
+    ExchangeLog, HeaderChange, LOG_VERSION, LoadedSession, LogError, LogRecord, SessionLog,
+};
 use crate::secrets::ApiKey;
 use crate::tools::{ToolHandler, builtin_tools};
 use crate::turn;
@@ -152,6 +154,10 @@ pub enum EngineError {
     /// A new session needs text.
     #[error("empty input")]
     EmptyInput,
+    /// The log's header (settings of `session_started`/`resumed`) was changed after Tack
+    /// wrote it; resuming takes it only when the user accepts the changes.
+    #[error("the session log's header was edited since Tack wrote it: {}", .0.iter().map(ToString::to_string).collect::<Vec<_>>().join("; "))]
+    HeaderChanged(Vec<HeaderChange>),
 }
 
 /// Whether submitted input started a turn or joined the running one.
@@ -186,6 +192,9 @@ pub(crate) struct Inner {
     pub(crate) log: Mutex<SessionLog>,
     pub(crate) exchanges: Mutex<ExchangeLog>,
     pub(crate) running: watch::Sender<bool>,
+    /// The session's scratch folder, mounted as `/tmp` in its sandboxed commands (made on
+    /// first use, removed with the session).
+    pub(crate) scratch: std::sync::OnceLock<Option<PathBuf>>,
     /// Keeps keys out of the event stream, also when split across deltas.
     pub(crate) redactor: Mutex<crate::secrets::EventRedactor>,
 }
@@ -222,6 +231,52 @@ impl Drop for Inner {
     /// The session is gone: stop the terminals its tools started (terminus-2's tmux).
     fn drop(&mut self) {
         crate::tools::close_session_terminals(&self.id);
+        if let Some(Some(dir)) = self.scratch.get() {
+            let _ = std::fs::remove_dir_all(dir);
+        }
+    }
+}
+
+impl Session {
+    /// Frees what the session holds outside its files: its terminals (terminus-2's tmux) and
+    /// its scratch folder. A front end calls it when it is done with the session (a process
+    /// may exit without dropping it); dropping the last handle does the same.
+    pub fn release(&self) {
+        crate::tools::close_session_terminals(&self.inner.id);
+        if let Some(Some(dir)) = self.inner.scratch.get() {
+            let _ = std::fs::remove_dir_all(dir);
+        }
+    }
+
+    /// The folder this session's sandboxed commands see as `/tmp`: private to the session
+    /// (mode 0700, under the system's temporary folder), kept across its commands so a file
+    /// one command leaves in `/tmp` is there for the next, removed when the session goes.
+    /// `None` if it cannot be made (commands then get an empty `/tmp` each).
+    pub(crate) fn scratch_dir(&self) -> Option<PathBuf> {
+        self.inner
+            .scratch
+            .get_or_init(|| {
+                use std::os::unix::fs::DirBuilderExt;
+                let dir = std::env::temp_dir().join(format!("tack-session-{}", self.inner.id));
+                match std::fs::DirBuilder::new().mode(0o700).create(&dir) {
+                    Ok(()) => Some(dir),
+                    Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
+                        // Only reuse a folder that is ours and private (a leftover of this
+                        // session after a crash), never one someone else made.
+                        let meta = std::fs::symlink_metadata(&dir).ok()?;
+                        use std::os::unix::fs::MetadataExt;
+                        let ours = meta.is_dir()
+                            && meta.uid() == rustix::process::getuid().as_raw()
+                            && meta.mode() & 0o077 == 0;
+                        ours.then_some(dir)
+                    }
+                    Err(e) => {
+                        tracing::warn!("no scratch folder for the session: {e}");
+                        None
+                    }
+                }
+            })
+            .clone()
     }
 }
 
@@ -249,14 +304,16 @@ impl Session {
         let route = engine.registry.route(opts.provider.wire, &opts.harness)?;
         let id = new_session_id();
         let path = log_path(&engine.paths.sessions_dir(), &id);
+        let (settings, provider_url) = (opts.settings(), opts.provider_url());
         let log = SessionLog::create(
             &path,
             &LogRecord::SessionStarted {
                 version: LOG_VERSION,
                 session_id: id.clone(),
                 created_at: now(),
-                settings: opts.settings(),
-                provider_url: opts.provider_url(),
+                seal: Some(crate::log::seal(&settings, provider_url.as_deref())),
+                settings,
+                provider_url,
             },
         )?;
         Self::start(engine, id, opts, route, log, Vec::new())
@@ -266,21 +323,61 @@ impl Session {
     /// logged ones); a turn that was cut off by a crash is closed: its unanswered tool calls
     /// get `aborted` outputs and a `turn_ended` record is written.
     ///
+    ///
+    /// The log is locked for this process first (a second writer gets
+    /// [`LogError::Locked`]) and a torn last line is cut off (kept in
+    /// [`crate::log::torn_path`]); streamed text left without its item comes back as a
+    /// cut-off answer ([`LoadedSession::cut_off`]).
+    ///
     /// # Errors
-    /// [`EngineError`] as for [`Session::create`], or when the log can't be read.
+    /// [`EngineError`] as for [`Session::create`], or when the log can't be read;
+    /// [`EngineError::HeaderChanged`] when its header was edited (see
+    /// [`Session::resume_accepting`]).
     pub fn resume(
         engine: Arc<Engine>,
         path: &Path,
-        mut opts: SessionOptions,
+        opts: SessionOptions,
     ) -> Result<(Session, EventReceiver), EngineError> {
+        Self::resume_with(engine, path, opts, false)
+    }
+
+    /// [`Session::resume`] that takes a hand-edited header (the user saw the changes and
+    /// accepted them); the new `resumed` record seals the settings from now on.
+    ///
+    /// # Errors
+    /// As for [`Session::resume`], except [`EngineError::HeaderChanged`].
+    pub fn resume_accepting(
+        engine: Arc<Engine>,
+        path: &Path,
+        opts: SessionOptions,
+    ) -> Result<(Session, EventReceiver), EngineError> {
+        Self::resume_with(engine, path, opts, true)
+    }
+
+    fn resume_with(
+        engine: Arc<Engine>,
+        path: &Path,
+        mut opts: SessionOptions,
+        accept_changed_header: bool,
+    ) -> Result<(Session, EventReceiver), EngineError> {
+        // Lock, then repair, then read: the repair must not race another writer, and the
+        // read must see the repaired file.
+        let (mut log, torn) = SessionLog::open_repairing(path)?;
+        if let Some(t) = &torn {
+            tracing::warn!(offset = t.offset, bytes = t.len, "the session log had a torn last line; cut it");
+        }
         let loaded = LoadedSession::read(path)?;
+        if !loaded.header_changes.is_empty() && !accept_changed_header {
+            return Err(EngineError::HeaderChanged(loaded.header_changes));
+        }
         opts.cwd = absolute_dir(&opts.cwd)?;
         let route = engine.registry.route(opts.provider.wire, &opts.harness)?;
-        let mut log = SessionLog::open(path)?;
+        let (settings, provider_url) = (opts.settings(), opts.provider_url());
         log.append(&LogRecord::Resumed {
             ts: now(),
-            settings: opts.settings(),
-            provider_url: opts.provider_url(),
+            seal: Some(crate::log::seal(&settings, provider_url.as_deref())),
+            settings,
+            provider_url,
         })?;
         let (session, rx) = Self::start(
             engine,
@@ -347,6 +444,7 @@ impl Session {
             log: Mutex::new(log),
             exchanges: Mutex::new(exchanges),
             running: watch::channel(false).0,
+            scratch: std::sync::OnceLock::new(),
             redactor: Mutex::new(crate::secrets::EventRedactor::default()),
         });
         let session = Session { inner };

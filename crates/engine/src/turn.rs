@@ -26,7 +26,7 @@ use tracing::Instrument;
 
 use crate::approval::{AskRequest, Decision, Gate};
 use crate::context::{self, Environment};
-use crate::log::LogRecord;
+use crate::log::{CutOff, LogRecord, ProgressStream, ProgressWriter};
 use crate::policy_check::{PreparedToolCall, prepare_call};
 use crate::session::{Session, lock, now};
 use crate::tools::{OutputSink, ToolAction, ToolContext};
@@ -554,10 +554,22 @@ async fn sample(
     };
     let mut completed = false;
     let mut buffer = Vec::new();
+    // Streamed text reaches the log as it arrives, so an interrupt, a failed stream or a
+    // crash keeps what the model said so far.
+    let mut progress = ProgressWriter::new(turn_id);
     loop {
+        let due = progress.due();
         let next = tokio::select! {
             biased;
-            () = cancel.cancelled() => return Err(Outcome::Interrupted),
+            () = cancel.cancelled() => {
+                return Err(cut_off(session, turn_id, &mut progress, Outcome::Interrupted));
+            }
+            // Text that waited its interval is written even while the stream stalls.
+            () = tokio::time::sleep_until(due.map_or_else(tokio::time::Instant::now, Into::into)), if due.is_some() => {
+                write_progress(session, progress.records())
+                    .map_err(|e| Outcome::Failed(log_error(e)))?;
+                continue;
+            }
             // A front end that fell behind holds the stream here (the provider's TCP window
             // then fills) instead of the event queue growing.
             ev = async {
@@ -567,7 +579,9 @@ async fn sample(
         };
         let event = match next {
             None => break,
-            Some(Err(e)) => return Err(Outcome::Failed(with_hint(e))),
+            Some(Err(e)) => {
+                return Err(cut_off(session, turn_id, &mut progress, Outcome::Failed(with_hint(e))));
+            }
             Some(Ok(event)) => event,
         };
         match postprocess.as_mut() {
@@ -583,6 +597,7 @@ async fn sample(
                 &mut sampled,
                 &mut completed,
                 usage,
+                &mut progress,
             )
             .map_err(|e| Outcome::Failed(log_error(e)))?;
         }
@@ -598,17 +613,52 @@ async fn sample(
                 &mut sampled,
                 &mut completed,
                 usage,
+                &mut progress,
             )
             .map_err(|e| Outcome::Failed(log_error(e)))?;
         }
     }
     if !completed {
-        return Err(Outcome::Failed(ModelError::new(
+        let failed = Outcome::Failed(ModelError::new(
             ErrorKind::StreamTruncated,
             "the response ended without a completion event",
-        )));
+        ));
+        return Err(cut_off(session, turn_id, &mut progress, failed));
     }
     Ok(sampled)
+}
+
+/// Appends coalesced progress records.
+fn write_progress(
+    session: &Session,
+    records: Vec<LogRecord>,
+) -> Result<(), crate::session::EngineError> {
+    for record in records {
+        session.append_record(&record)?;
+    }
+    Ok(())
+}
+
+/// A response ends before its items completed: what it streamed is recorded as a cut-off
+/// answer (text plus a note saying so), so the history and the model's next request show an
+/// incomplete answer rather than none, or one that passes for complete.
+fn cut_off(
+    session: &Session,
+    turn_id: &str,
+    progress: &mut ProgressWriter,
+    outcome: Outcome,
+) -> Outcome {
+    let why = match outcome {
+        Outcome::Interrupted | Outcome::ApprovalAborted => CutOff::Interrupted,
+        _ => CutOff::Failed,
+    };
+    for item in progress.cut_off(why, &session.new_id("cut")) {
+        if let Err(e) = session.record(Some(turn_id), item) {
+            // The progress records already hold the text; reading the log rebuilds it.
+            tracing::error!(error = %e, "could not record a cut-off answer");
+        }
+    }
+    outcome
 }
 
 fn handle_event(
@@ -619,18 +669,25 @@ fn handle_event(
     sampled: &mut Sampled,
     completed: &mut bool,
     usage: &mut Usage,
+    progress: &mut ProgressWriter,
 ) -> Result<(), crate::session::EngineError> {
     let turn_id_s = turn_id.to_string();
     match event {
         StreamEvent::Created { .. } | StreamEvent::ToolCallDelta { .. } => {}
-        StreamEvent::TextDelta { text } => session.emit(EngineEvent::TextDelta {
-            turn_id: turn_id_s,
-            text,
-        }),
-        StreamEvent::ReasoningDelta { text, .. } => session.emit(EngineEvent::ReasoningDelta {
-            turn_id: turn_id_s,
-            text,
-        }),
+        StreamEvent::TextDelta { text } => {
+            write_progress(session, progress.push(ProgressStream::Text, &text))?;
+            session.emit(EngineEvent::TextDelta {
+                turn_id: turn_id_s,
+                text,
+            });
+        }
+        StreamEvent::ReasoningDelta { text, .. } => {
+            write_progress(session, progress.push(ProgressStream::Reasoning, &text))?;
+            session.emit(EngineEvent::ReasoningDelta {
+                turn_id: turn_id_s,
+                text,
+            });
+        }
         StreamEvent::ToolCallStarted { call_id, name } => {
             session.emit(EngineEvent::ToolCallStarted {
                 turn_id: turn_id_s,
@@ -644,6 +701,7 @@ fn handle_event(
             {
                 r.origin = Some(origin.clone());
             }
+            progress.superseded(&item);
             let recorded = session.record(Some(turn_id), item)?;
             if recorded.is_tool_call() {
                 sampled.calls.push(recorded);
@@ -1042,6 +1100,7 @@ fn sandbox_policy(
     policy.network = opts.sandbox.network;
     policy.writable_roots = opts.writable_roots.clone();
     policy.protected = vec![paths.config_dir.clone(), paths.data_dir.clone()];
+    policy.scratch = session.scratch_dir();
     policy
 }
 

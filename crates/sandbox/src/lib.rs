@@ -17,7 +17,8 @@
 //!   namespace — `setsid` and double-fork survivors included; so does a SIGKILL of `bwrap`,
 //!   through `--die-with-parent`.
 //! - **Files.** The whole file system is mounted read-only. A private `/tmp` (and `$TMPDIR`)
-//!   is writable and vanishes with the command. In `workspace-write` the workspace and the
+//!   is writable: empty and gone with the command, or the caller's
+//!   [`SandboxPolicy::scratch`] folder (a session's, kept across its commands). In `workspace-write` the workspace and the
 //!   writable roots are bound read-write, except `.git/hooks` and `.git/config` of each of them
 //!   that is a git repository (and of its submodules under `.git/modules`), which would
 //!   otherwise let a command plant code that runs later outside the sandbox, and Tack's own
@@ -130,6 +131,11 @@ pub struct SandboxPolicy {
     /// Folders bound read-write in every mode, for plumbing Tack shares with the command
     /// (e.g. the folder holding a tmux server's socket). Missing ones are an error.
     pub shared: Vec<PathBuf>,
+    /// A host folder mounted as the command's `/tmp` (read-write in every mode) instead of an
+    /// empty one that vanishes with the command: a session's scratch folder, so a file one
+    /// command writes to `/tmp` is there for the session's next command and for no other
+    /// process. Must exist.
+    pub scratch: Option<PathBuf>,
     /// Most processes (threads included) the command may have at once; `None`: no limit.
     pub max_processes: Option<u32>,
     /// Most address space per process, in bytes (`RLIMIT_AS`); `None`: no limit.
@@ -148,6 +154,7 @@ impl SandboxPolicy {
             protected: Vec::new(),
             hidden: Vec::new(),
             shared: Vec::new(),
+            scratch: None,
             max_processes: Some(DEFAULT_MAX_PROCESSES),
             max_memory_bytes: Some(DEFAULT_MAX_MEMORY_BYTES),
         }
@@ -345,8 +352,19 @@ fn bwrap_args(policy: &SandboxPolicy, cwd: &Path) -> Result<Vec<OsString>, Sandb
     // Private, empty temporary folders first, so binds below can sit on top of them (a
     // workspace under /tmp stays visible).
     let tmp = Path::new("/tmp");
-    args.extend(["--perms", "1777"].map(OsString::from));
-    push_one(&mut args, "--tmpfs", tmp);
+    match &policy.scratch {
+        // The session's own folder: what one command leaves in /tmp the next one finds.
+        Some(scratch) => {
+            let scratch = existing("scratch folder", scratch)?;
+            args.push("--bind".into());
+            args.push(scratch.into());
+            args.push(tmp.into());
+        }
+        None => {
+            args.extend(["--perms", "1777"].map(OsString::from));
+            push_one(&mut args, "--tmpfs", tmp);
+        }
+    }
     if let Some(tmpdir) = std::env::var_os("TMPDIR").map(PathBuf::from)
         && tmpdir.is_absolute()
         && tmpdir != tmp

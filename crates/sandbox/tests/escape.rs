@@ -542,7 +542,13 @@ fn limits_are_set_inside() {
     let ws = scratch();
     let mut policy = write_policy(ws.path());
     let ran = run(&policy, "ulimit -u; ulimit -v; ulimit -H -u", ws.path());
-    assert_eq!(ran.out, "512\n4194304\n512\n");
+    assert_eq!(
+        ran.out,
+        format!(
+            "512\n{}\n512\n",
+            tack_sandbox::DEFAULT_MAX_MEMORY_BYTES / 1024
+        )
+    );
     policy.max_processes = None;
     policy.max_memory_bytes = Some(1 << 30);
     let ran = run(&policy, "ulimit -v; ulimit -v unlimited", ws.path());
@@ -648,4 +654,26 @@ fn bad_paths_are_errors() {
         "{err}"
     );
     assert!(contain(&policy, &[], ws.path()).is_err());
+}
+
+#[test]
+fn a_scratch_folder_is_the_commands_tmp_and_outlives_it() {
+    if !sandbox_works() {
+        return;
+    }
+    let ws = scratch();
+    let tmp = scratch();
+    for mode in [SandboxMode::ReadOnly, SandboxMode::WorkspaceWrite] {
+        let mut policy = SandboxPolicy::new(mode, ws.path());
+        policy.scratch = Some(tmp.path().to_path_buf());
+        let wrote = run(&policy, &format!("echo {mode} > /tmp/note"), ws.path());
+        assert_eq!(wrote.code, Some(0), "{mode}: {}", wrote.out);
+        let read = run(&policy, "cat /tmp/note", ws.path());
+        assert_eq!(read.out, format!("{mode}\n"), "the next command finds it");
+        assert_eq!(
+            std::fs::read_to_string(tmp.path().join("note")).unwrap(),
+            format!("{mode}\n"),
+            "it is the scratch folder, not the host's /tmp"
+        );
+    }
 }
