@@ -2,7 +2,9 @@
 //! that live beside the repository and are used from there, never copied into it.
 //!
 //! Tests that need it skip (and pass) when it is absent, printing `skipped: no ../shared`; use
-//! [`shared_dir_or_skip!`](crate::shared_dir_or_skip) for that.
+//! [`shared_dir_or_skip!`](crate::shared_dir_or_skip) for that, or call [`no_shared`] where a
+//! test finds it missing. Under `CI=true` the folder is always there (CI lays it beside the
+//! clone), so there a missing folder fails the test instead of passing it silently.
 
 use std::path::{Path, PathBuf};
 
@@ -17,11 +19,39 @@ pub fn workspace_dir() -> PathBuf {
 /// mistyped override is not silently replaced), else `<workspace>/../shared`. `None` when the
 /// chosen folder is not a directory.
 pub fn shared_dir() -> Option<PathBuf> {
-    let dir = match std::env::var_os("TACK_SHARED") {
+    let dir = shared_dir_wanted();
+    dir.is_dir().then_some(dir)
+}
+
+/// Where the shared folder is looked for: `$TACK_SHARED`, else `<workspace>/../shared`.
+fn shared_dir_wanted() -> PathBuf {
+    match std::env::var_os("TACK_SHARED") {
         Some(dir) if !dir.is_empty() => PathBuf::from(dir),
         _ => workspace_dir().join("..").join("shared"),
-    };
-    dir.is_dir().then_some(dir)
+    }
+}
+
+/// Whether this is a CI run (`CI=true`, as CI sets it; `1` too).
+pub fn is_ci() -> bool {
+    std::env::var("CI").is_ok_and(|v| v.eq_ignore_ascii_case("true") || v == "1")
+}
+
+/// Called by a test that found the shared folder (or what it needs from it) missing, before it
+/// returns early: prints `skipped: no ../shared`, so the test passes; under `CI=true`, where the
+/// folder is always there, panics instead, so a conformance test never passes without running.
+///
+/// # Panics
+/// Under `CI=true`.
+#[track_caller]
+pub fn no_shared() {
+    if is_ci() {
+        panic!(
+            "no ../shared at {} (CI=true: the shared conformance folder must be there; set \
+             TACK_SHARED to where it is)",
+            shared_dir_wanted().display()
+        );
+    }
+    println!("skipped: no ../shared");
 }
 
 /// Reads `<shared>/fixtures/<relative>`, e.g. `wire/chat/openai-tool-call.sse`. `None` when
@@ -39,7 +69,8 @@ pub fn shared_fixture(relative: &str) -> Option<Vec<u8>> {
 }
 
 /// Evaluates to the shared folder's path, or prints `skipped: no ../shared` and returns from
-/// the enclosing test (which must return `()`).
+/// the enclosing test (which must return `()`); under `CI=true` a missing folder fails the test
+/// (see [`no_shared`](crate::no_shared)).
 ///
 /// ```no_run
 /// #[test]
@@ -54,7 +85,7 @@ macro_rules! shared_dir_or_skip {
         match $crate::shared_dir() {
             Some(dir) => dir,
             None => {
-                println!("skipped: no ../shared");
+                $crate::no_shared();
                 return;
             }
         }

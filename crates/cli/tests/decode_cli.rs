@@ -28,7 +28,7 @@ fn decode_with_cli(wire: Wire, bytes: &[u8]) -> (i32, String) {
 #[test]
 fn every_shared_fixture_decodes_through_the_cli_as_through_the_library() {
     let Some(shared) = tack_tests::shared_dir() else {
-        println!("skipped: no ../shared");
+        tack_tests::no_shared();
         return;
     };
     let mut checked = 0;

@@ -107,12 +107,12 @@ async fn run_scenarios(root: &Path) -> usize {
 #[tokio::test]
 async fn shared_conformance_scenarios() {
     let Some(shared) = shared_dir() else {
-        println!("skipped: no ../shared");
+        tack_tests::no_shared();
         return;
     };
     let root = shared.join("fixtures/apply-patch");
     if !root.is_dir() {
-        println!("skipped: no ../shared");
+        tack_tests::no_shared();
         return;
     }
     let ran = run_scenarios(&root).await;

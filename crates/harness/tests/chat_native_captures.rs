@@ -178,7 +178,7 @@ fn assert_matches(harness: &str, ours: &tack_wire::RenderedRequest, cap: &Captur
 #[test]
 fn qwen_code_matches_the_capture() {
     let Some(cap) = captured("qwen-code.md", "requests-yolo.jsonl", 1) else {
-        println!("skipped: no ../shared");
+        tack_tests::no_shared();
         return;
     };
     let base = "http://127.0.0.1:18002/v1";
@@ -237,7 +237,7 @@ fn qwen_code_matches_the_capture() {
 #[test]
 fn kimi_cli_matches_the_capture() {
     let Some(cap) = captured("kimi-cli.md", "requests.jsonl", 1) else {
-        println!("skipped: no ../shared");
+        tack_tests::no_shared();
         return;
     };
     let base = "http://127.0.0.1:18007/v1";
@@ -279,7 +279,7 @@ fn opencode_matches_the_capture() {
         captured("opencode.md", "requests-qwen3-coder-plus.jsonl", 1),
         captured("opencode.md", "requests-qwen3-coder-plus.jsonl", 2),
     ) else {
-        println!("skipped: no ../shared");
+        tack_tests::no_shared();
         return;
     };
     let base = "http://127.0.0.1:18011/v1";

@@ -201,7 +201,7 @@ fn expected_types(tool: &str) -> Vec<(&'static str, &'static str)> {
 #[test]
 fn claude_code_matches_the_captured_request() {
     let Some(md) = capture() else {
-        println!("skipped: no ../shared");
+        tack_tests::no_shared();
         return;
     };
     let cap = parse(&md);
@@ -442,7 +442,7 @@ fn claude_code_matches_the_captured_request() {
 #[test]
 fn identity_headers_follow_the_capture_when_opted_in() {
     let Some(md) = capture() else {
-        println!("skipped: no ../shared");
+        tack_tests::no_shared();
         return;
     };
     let cap = parse(&md);
@@ -501,7 +501,7 @@ fn identity_headers_follow_the_capture_when_opted_in() {
 #[test]
 fn bare_profile_uses_the_captured_key_order() {
     let Some(md) = capture() else {
-        println!("skipped: no ../shared");
+        tack_tests::no_shared();
         return;
     };
     let cap = parse(&md);

@@ -183,7 +183,7 @@ fn task() -> Item {
 #[test]
 fn swe_agent_matches_its_capture() {
     let Some(md) = capture("swe-agent.md") else {
-        eprintln!("skipped: no ../shared");
+        tack_tests::no_shared();
         return;
     };
     let requests = parse(&md);
@@ -229,7 +229,7 @@ fn swe_agent_matches_its_capture() {
 #[test]
 fn mini_swe_agent_matches_its_capture() {
     let Some(md) = capture("mini-swe-agent.md") else {
-        eprintln!("skipped: no ../shared");
+        tack_tests::no_shared();
         return;
     };
     let requests = parse(&md);
@@ -267,7 +267,7 @@ fn mini_swe_agent_matches_its_capture() {
 #[test]
 fn terminus_2_matches_its_capture() {
     let Some(md) = capture("terminus-2.md") else {
-        eprintln!("skipped: no ../shared");
+        tack_tests::no_shared();
         return;
     };
     let requests = parse(&md);
@@ -296,7 +296,7 @@ fn terminus_2_matches_its_capture() {
 #[test]
 fn swe_agent_text_variant_drops_only_the_tools() {
     let Some(md) = capture("swe-agent.md") else {
-        eprintln!("skipped: no ../shared");
+        tack_tests::no_shared();
         return;
     };
     let captured = &parse(&md)[0];

@@ -29,7 +29,7 @@ pub fn chat_fixtures() -> Option<Vec<(String, Vec<u8>)>> {
 /// shared folder is absent.
 pub fn wire_fixtures(wire: Wire) -> Option<Vec<(String, Vec<u8>)>> {
     let Some(shared) = shared_dir() else {
-        println!("skipped: no ../shared");
+        tack_tests::no_shared();
         return None;
     };
     let dir = shared.join("fixtures/wire").join(wire.as_str());
