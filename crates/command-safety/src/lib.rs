@@ -29,6 +29,17 @@
 //! [`classify_in`] also knows where the command runs, and tells reads inside the workspace
 //! from reads outside it ([`CommandClass::ReadsOutside`]), and changes inside the workspace
 //! from changes outside it ([`CommandClass::WritesOutside`]).
+//!
+//! The crate is split by job: `walker` (the syntax walk, bounded in depth: a line nested
+//! deeper than the walk can follow on a small stack is Dangerous, "too deeply nested to
+//! judge"), `words` (unquoting, expansion, globs, braces), `verdicts`, `args` (one argument
+//! view with getopt semantics: clusters, attached values, GNU abbreviations, `--`, `-`),
+//! `judge` (one simple command), one module per program family under `rules` (git, sed,
+//! awk, find, coreutils' writing options as a table, wrappers, shells, interpreters, system
+//! programs, code bash evaluates inside strings), [`env`] (the risky-variable table),
+//! `git_repo` (the repository's own configuration), and `site`/`reads`/`writes` (where paths
+//! lead). It is pure apart from reading the workspace: directory entries for globs, symlinks,
+//! and a repository's `.git/config`; it starts no process and writes nothing.
 
 use std::fmt;
 use std::path::Path;

@@ -106,6 +106,10 @@ fn operands_of(program: &str) -> Option<Operands> {
             "-X --exclude-from --from-file --to-file",
         ),
         "cmp" => o("-i -n --ignore-initial --bytes", ""),
+        "date" => o(
+            "-d --date -I --iso-8601 --rfc-3339",
+            "-f --file -r --reference",
+        ),
         "comm" => o("--output-delimiter", ""),
         "stat" => o("-c --format --printf", ""),
         "file" => o(
@@ -242,7 +246,9 @@ pub(super) fn read_operands(program: &str, args: &[Word]) -> Option<Vec<PathItem
                 Some((n, a)) => (n, Some(a)),
                 None => (long, None),
             };
-            let option = &v[..name.len() + 2];
+            // GNU abbreviations: `--from=x` is `--from-file=x` when it names one option.
+            let full = canonical_long(&spec, &v[..name.len() + 2]);
+            let option = full.as_str();
             recursive |= matches!(name, "recursive" | "dereference-recursive")
                 || (name == "directories" && attached == Some("recurse"));
             pattern_given |= spec.pattern_unless.is_some_and(|p| listed(p, option));
@@ -317,6 +323,28 @@ pub(super) fn read_operands(program: &str, args: &[Word]) -> Option<Vec<PathItem
         }
     }
     Some(items)
+}
+
+/// The long option of `spec` that `option` abbreviates: itself when listed or when it
+/// abbreviates none, else the first listed option it is a prefix of (an ambiguous
+/// abbreviation is read as one it could be, preferring options that name paths).
+fn canonical_long(spec: &Operands, option: &str) -> String {
+    let lists = [
+        spec.paths,
+        spec.values,
+        spec.pairs,
+        spec.name_then_path,
+        spec.stop,
+    ];
+    if lists.iter().any(|l| listed(l, option)) || option.len() < 4 {
+        return option.to_string();
+    }
+    lists
+        .iter()
+        .flat_map(|l| l.split_ascii_whitespace())
+        .find(|o| o.starts_with("--") && o.starts_with(option))
+        .unwrap_or(option)
+        .to_string()
 }
 
 fn is_assignment(word: &str) -> bool {

@@ -113,3 +113,26 @@ fn on_request_writes_outside() {
         );
     }
 }
+
+#[test]
+fn reads_outside_through_options() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    for command in [
+        "date -f /etc/passwd",
+        "date --file=/etc/passwd",
+        "date --fi=/etc/passwd",
+        "diff --from-file=/etc/passwd a",
+        "diff --from=/etc/passwd a",
+        "diff --to-f /etc/passwd a",
+        "grep --fil=/etc/shadow a",
+        "xargs -a /etc/passwd cat",
+        "xargs --arg-file=/etc/passwd cat",
+    ] {
+        let (class, reason) = judge(root, command);
+        assert!(
+            class >= CommandClass::ReadsOutside,
+            "{command}: {class} ({reason})"
+        );
+    }
+}
