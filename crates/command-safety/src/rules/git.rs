@@ -8,7 +8,7 @@ const PROGRAM_OPTIONS: &[&str] = &["--upload-pack", "--receive-pack", "--exec"];
 
 /// `git`: read-only subcommands, destructive ones, and everything else.
 pub(crate) fn judge_git(values: &[&str]) -> Judged {
-    use CommandClass::{Dangerous, Mutating, ReadOnly};
+    use CommandClass::{Mutating, ReadOnly};
     let p = Some("git");
     let mut i = 0;
     while i < values.len() {
@@ -55,35 +55,73 @@ pub(crate) fn judge_git(values: &[&str]) -> Judged {
     let Some(sub) = values.get(i).copied() else {
         return Judged::new(p, ReadOnly, "`git` without a subcommand prints help");
     };
-    let args = &values[i + 1..];
-    let options: Vec<&str> = args.iter().take_while(|a| **a != "--").copied().collect();
-    let exact = |f: &str| {
-        options
+    judge_subcommand(sub, &values[i + 1..])
+}
+
+/// The words after a git subcommand, read the way git's option parser reads them.
+struct GitArgs<'a> {
+    args: &'a [&'a str],
+    /// The words before `--`.
+    options: Vec<&'a str>,
+    /// The words that do not start with `-`.
+    positional: Vec<&'a str>,
+}
+
+impl<'a> GitArgs<'a> {
+    fn new(args: &'a [&'a str]) -> Self {
+        GitArgs {
+            args,
+            options: args.iter().take_while(|a| **a != "--").copied().collect(),
+            positional: args
+                .iter()
+                .filter(|a| !a.starts_with('-'))
+                .copied()
+                .collect(),
+        }
+    }
+
+    /// `f` exactly, or `f=…`.
+    fn exact(&self, f: &str) -> bool {
+        self.options
             .iter()
             .any(|a| *a == f || a.starts_with(&format!("{f}=")))
-    };
-    // git's option parser takes unambiguous abbreviations (`--har` is `--hard`, `--force-w`
-    // is `--force-with-lease`); an abbreviation is read as every option it could stand for.
-    let flag = |f: &str| {
-        exact(f)
-            || options.iter().any(|a| {
+    }
+
+    /// `f`, or an abbreviation of it: git's option parser takes unambiguous abbreviations
+    /// (`--har` is `--hard`, `--force-w` is `--force-with-lease`); an abbreviation is read as
+    /// every option it could stand for.
+    fn flag(&self, f: &str) -> bool {
+        self.exact(f)
+            || self.options.iter().any(|a| {
                 let name = a.split('=').next().unwrap_or(a);
                 a.starts_with("--") && name.len() >= 3 && f.starts_with(name)
             })
-    };
-    let short = |c: char| {
-        args.iter()
-            .take_while(|a| **a != "--")
+    }
+
+    /// The single letter `c` in a cluster of short options.
+    fn short(&self, c: char) -> bool {
+        self.options
+            .iter()
             .any(|a| a.starts_with('-') && !a.starts_with("--") && a[1..].contains(c))
-    };
-    let positional: Vec<&str> = args
-        .iter()
-        .filter(|a| !a.starts_with('-'))
-        .copied()
-        .collect();
-    let ro = |reason: String| Judged::new(p, ReadOnly, reason);
-    let mutates = |reason: String| Judged::new(p, Mutating, reason);
-    let danger = |reason: String| Judged::new(p, Dangerous, reason);
+    }
+}
+
+fn ro(reason: String) -> Judged {
+    Judged::new(Some("git"), CommandClass::ReadOnly, reason)
+}
+
+fn mutates(reason: String) -> Judged {
+    Judged::new(Some("git"), CommandClass::Mutating, reason)
+}
+
+fn danger(reason: String) -> Judged {
+    Judged::new(Some("git"), CommandClass::Dangerous, reason)
+}
+
+/// A subcommand that only reads, or changes branches, tags, remotes, stashes or settings.
+fn judge_subcommand(sub: &str, args: &[&str]) -> Judged {
+    let a = GitArgs::new(args);
+
     match sub {
         "status" | "log" | "diff" | "show" | "rev-parse" | "ls-files" | "ls-tree" | "blame"
         | "annotate" | "shortlog" | "describe" | "cat-file" | "grep" | "rev-list"
@@ -91,55 +129,55 @@ pub(crate) fn judge_git(values: &[&str]) -> Judged {
         | "version" | "show-ref" | "for-each-ref" | "cherry" | "range-diff" | "diff-tree"
         | "diff-files" | "diff-index" | "check-ignore" | "check-attr" | "ls-remote"
         | "verify-commit" | "verify-tag" => {
-            if let Some(option) = PROGRAM_OPTIONS.iter().find(|o| flag(o)) {
+            if let Some(option) = PROGRAM_OPTIONS.iter().find(|o| a.flag(o)) {
                 danger(format!("`git {sub} {option}` runs another program")).effect()
-            } else if sub == "grep" && (short('O') || flag("--open-files-in-pager")) {
+            } else if sub == "grep" && (a.short('O') || a.flag("--open-files-in-pager")) {
                 danger("`git grep -O` runs a pager program on the matching files".to_string())
                     .effect()
             } else if sub == "ls-remote"
-                && positional
+                && a.positional
                     .iter()
                     .any(|u| u.starts_with("ext::") || u.starts_with("fd::"))
             {
                 danger("`git ls-remote ext::…` runs the command in the address".to_string())
                     .effect()
-            } else if flag("--ext-diff") || flag("--textconv") || flag("--filters") {
+            } else if a.flag("--ext-diff") || a.flag("--textconv") || a.flag("--filters") {
                 mutates(format!(
                     "`git {sub}` with `--ext-diff`/`--textconv` runs configured programs"
                 ))
                 .effect()
-            } else if flag("--output") {
+            } else if a.flag("--output") {
                 mutates(format!("`git {sub} --output` writes a file")).effect()
             } else {
                 ro(format!("`git {sub}` only reads"))
             }
         }
         "branch" => {
-            if flag("-D")
-                || (short('d') && (short('f') || flag("--force")))
-                || (flag("--delete") && flag("--force"))
+            if a.flag("-D")
+                || (a.short('d') && (a.short('f') || a.flag("--force")))
+                || (a.flag("--delete") && a.flag("--force"))
             {
                 danger("`git branch -D` deletes a branch even if it is not merged".to_string())
-            } else if short('d')
-                || short('m')
-                || short('M')
-                || short('c')
-                || short('C')
-                || short('u')
-                || flag("--delete")
-                || flag("--move")
-                || flag("--copy")
-                || flag("--set-upstream-to")
-                || flag("--unset-upstream")
-                || flag("--edit-description")
-                || flag("--force")
-                || !(positional.is_empty()
-                    || exact("--list")
-                    || short('l')
-                    || exact("--contains")
-                    || exact("--merged")
-                    || exact("--no-merged")
-                    || exact("--points-at"))
+            } else if a.short('d')
+                || a.short('m')
+                || a.short('M')
+                || a.short('c')
+                || a.short('C')
+                || a.short('u')
+                || a.flag("--delete")
+                || a.flag("--move")
+                || a.flag("--copy")
+                || a.flag("--set-upstream-to")
+                || a.flag("--unset-upstream")
+                || a.flag("--edit-description")
+                || a.flag("--force")
+                || !(a.positional.is_empty()
+                    || a.exact("--list")
+                    || a.short('l')
+                    || a.exact("--contains")
+                    || a.exact("--merged")
+                    || a.exact("--no-merged")
+                    || a.exact("--points-at"))
             {
                 mutates("`git branch` with these arguments changes branches".to_string())
             } else {
@@ -148,24 +186,24 @@ pub(crate) fn judge_git(values: &[&str]) -> Judged {
         }
         "tag" => {
             if args.is_empty()
-                || exact("--list")
-                || short('l')
-                || (positional.is_empty()
-                    && !short('d')
-                    && !short('a')
-                    && !short('s')
-                    && !short('f'))
+                || a.exact("--list")
+                || a.short('l')
+                || (a.positional.is_empty()
+                    && !a.short('d')
+                    && !a.short('a')
+                    && !a.short('s')
+                    && !a.short('f'))
             {
                 ro("`git tag` only lists tags".to_string())
             } else {
                 mutates("`git tag` with these arguments changes tags".to_string())
             }
         }
-        "remote" => match positional.first().copied() {
+        "remote" => match a.positional.first().copied() {
             None | Some("show" | "get-url") => ro("`git remote` only lists remotes".to_string()),
             Some(verb) => mutates(format!("`git remote {verb}` changes remotes")),
         },
-        "stash" => match positional.first().copied() {
+        "stash" => match a.positional.first().copied() {
             Some("list" | "show") => ro("`git stash list` only reads".to_string()),
             Some(verb @ ("drop" | "clear")) => {
                 danger(format!("`git stash {verb}` discards stashed changes"))
@@ -173,16 +211,16 @@ pub(crate) fn judge_git(values: &[&str]) -> Judged {
             _ => mutates("`git stash` changes the working tree".to_string()),
         },
         "config" => {
-            let reads = exact("--get")
-                || exact("--get-all")
-                || exact("--get-regexp")
-                || exact("--list")
-                || short('l')
-                || exact("--show-origin") && positional.len() <= 1
-                || positional
+            let reads = a.exact("--get")
+                || a.exact("--get-all")
+                || a.exact("--get-regexp")
+                || a.exact("--list")
+                || a.short('l')
+                || a.exact("--show-origin") && a.positional.len() <= 1
+                || a.positional
                     .first()
                     .is_some_and(|v| *v == "get" || *v == "list")
-                || (positional.len() == 1
+                || (a.positional.len() == 1
                     && !args.iter().any(|a| {
                         matches!(
                             *a,
@@ -202,52 +240,60 @@ pub(crate) fn judge_git(values: &[&str]) -> Judged {
                 mutates("`git config` changes settings".to_string())
             }
         }
-        "reflog" => match positional.first().copied() {
+        _ => judge_history(sub, &a),
+    }
+}
+
+/// A subcommand that changes history, the working tree or a remote.
+fn judge_history(sub: &str, a: &GitArgs<'_>) -> Judged {
+    let args = a.args;
+    match sub {
+        "reflog" => match a.positional.first().copied() {
             Some(verb @ ("expire" | "delete")) => danger(format!(
                 "`git reflog {verb}` deletes the history used to recover lost commits"
             )),
             _ => ro("`git reflog` only reads".to_string()),
         },
         "push" => {
-            if short('f')
-                || flag("--force")
-                || flag("--force-with-lease")
-                || flag("--force-if-includes")
-                || flag("--mirror")
-                || positional.iter().skip(1).any(|r| r.starts_with('+'))
+            if a.short('f')
+                || a.flag("--force")
+                || a.flag("--force-with-lease")
+                || a.flag("--force-if-includes")
+                || a.flag("--mirror")
+                || a.positional.iter().skip(1).any(|r| r.starts_with('+'))
             {
                 danger("`git push --force` overwrites history on the remote".to_string())
-            } else if short('d')
-                || flag("--delete")
-                || flag("--prune")
-                || positional.iter().skip(1).any(|r| r.starts_with(':'))
+            } else if a.short('d')
+                || a.flag("--delete")
+                || a.flag("--prune")
+                || a.positional.iter().skip(1).any(|r| r.starts_with(':'))
             {
                 danger("`git push --delete` deletes branches or tags on the remote".to_string())
             } else {
                 mutates("`git push` publishes commits to a remote".to_string())
             }
         }
-        "reset" if flag("--hard") => {
+        "reset" if a.flag("--hard") => {
             danger("`git reset --hard` discards uncommitted changes".to_string())
         }
         "clean" => {
-            if short('n') || flag("--dry-run") {
+            if a.short('n') || a.flag("--dry-run") {
                 ro("`git clean -n` only lists what it would delete".to_string())
-            } else if short('f') || flag("--force") {
+            } else if a.short('f') || a.flag("--force") {
                 danger("`git clean -f` deletes untracked files".to_string())
             } else {
                 mutates("`git clean` deletes untracked files".to_string())
             }
         }
         "checkout" | "restore"
-            if short('f')
-                || flag("--force")
-                || positional
+            if a.short('f')
+                || a.flag("--force")
+                || a.positional
                     .iter()
                     .any(|p| matches!(*p, "." | "./" | ":/" | "*" | ":/*"))
                 || (sub == "restore"
-                    && !positional.is_empty()
-                    && !(flag("--staged") && !flag("--worktree") && !short('W'))) =>
+                    && !a.positional.is_empty()
+                    && !(a.flag("--staged") && !a.flag("--worktree") && !a.short('W'))) =>
         {
             danger(format!(
                 "`git {sub}` of paths (or with `--force`) discards their uncommitted changes"
@@ -256,7 +302,9 @@ pub(crate) fn judge_git(values: &[&str]) -> Judged {
         "filter-branch" | "filter-repo" => danger(format!(
             "`git {sub}` rewrites the history of the repository"
         )),
-        "update-ref" if short('d') => danger("`git update-ref -d` deletes a reference".to_string()),
+        "update-ref" if a.short('d') => {
+            danger("`git update-ref -d` deletes a reference".to_string())
+        }
         "gc" | "prune" if args.iter().any(|a| a.starts_with("--prune")) || sub == "prune" => {
             danger("pruning deletes unreachable commits for good".to_string())
         }

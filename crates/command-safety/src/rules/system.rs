@@ -17,10 +17,12 @@ pub(crate) fn judge_dangerous(program: &str, values: &[&str]) -> Option<Judged> 
             .iter()
             .any(|v| v.starts_with('-') && !v.starts_with("--") && v[1..].contains(c))
     };
+    // GNU abbreviations: `--rec` is `--recursive`.
     let long_flag = |f: &str| {
-        opts_until_dashdash
-            .iter()
-            .any(|v| *v == f || v.starts_with(&format!("{f}=")))
+        opts_until_dashdash.iter().any(|v| {
+            let name = v.split('=').next().unwrap_or(v);
+            *v == f || v.starts_with(&format!("{f}=")) || (name.len() >= 5 && f.starts_with(name))
+        })
     };
     let positional: Vec<&str> = values
         .iter()
@@ -145,6 +147,22 @@ pub(crate) fn judge_dangerous(program: &str, values: &[&str]) -> Option<Judged> 
                 Some(Judged::new(p, Mutating, "`crontab` changes scheduled jobs"))
             }
         }
+        _ => judge_tools(program, values),
+    }
+}
+
+/// Network senders (`curl -d`, `wget --post-data`) and package, container and cloud tools:
+/// their publishing and deleting subcommands, and the ones that only show information.
+fn judge_tools(program: &str, values: &[&str]) -> Option<Judged> {
+    use CommandClass::{Dangerous, Mutating};
+    let p = Some(program);
+    let danger = |reason: String| Some(Judged::new(p, Dangerous, reason));
+    let positional: Vec<&str> = values
+        .iter()
+        .filter(|v| !v.starts_with('-'))
+        .copied()
+        .collect();
+    match program {
         "curl" | "wget" | "http" | "xh" => {
             let sends = values.iter().any(|v| {
                 matches!(
