@@ -24,7 +24,7 @@ since() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.1fs", b - a }'; }
 die() { printf '[setup] error: %s\n' "$*" >&2; exit 1; }
 done_() { SUMMARY+=("$*"); }
 
-# Debian packages, each for a reason (see ../shared/spec/tauri-on-linux.md for the probe):
+# Debian packages, each for a reason (Tauri 2 on Debian 12; docs/sources.md):
 APT_PACKAGES=(
   libwebkit2gtk-4.1-dev  # Tauri's web view; pulls in the GTK, libsoup and libdbus headers
   xvfb                   # a display for the real-window smoke test

@@ -1,5 +1,6 @@
 //! Behaviour of claude-code, claude-code-bare and zcode through the public `Harness` trait:
-//! the scenarios of `../shared/spec/harness-spec.md` §6 that concern them (12–18, 28), the
+//! the anchor's tested behaviours that concern them (openinterpreter 0.0.40, the tests in
+//! `codex-rs/core/src/harness/claude_code.rs` and `zcode.rs`; `docs/sources.md`), the
 //! tool binding round trip from a decoded Messages stream, overrides and identity.
 // Test code: a failed unwrap is a failed test.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
@@ -83,7 +84,7 @@ fn output(id: &str, text: &str) -> Item {
 
 #[test]
 fn thinking_follows_model_family_and_version() {
-    // Spec §6 scenario 17, with the capture's 5.x row.
+    // The anchor's thinking-by-model tests, with the capture's 5.x row.
     let p = |m: &str| prompt(m, vec![user("hi")]);
     for (model, adaptive, max) in [
         ("claude-opus-4-6", true, 64_000),
@@ -142,7 +143,7 @@ fn thinking_is_left_off_when_the_open_tool_loop_started_without_it() {
 
 #[test]
 fn bare_profile_is_short_with_three_tools_and_high_effort() {
-    // Spec §6 scenario 18.
+    // The anchor's claude_code.rs tests: effort none.
     let s = shape(
         "claude-code-bare",
         &prompt("deepseek-chat", vec![user("hi")]),
@@ -284,7 +285,7 @@ fn claude_code_renders_on_chat_and_responses_from_the_same_shaping() {
 
 #[test]
 fn zcode_request_shape() {
-    // Spec §6 scenario 28 (the compaction request is not implemented: the engine has no
+    // The anchor's compaction test (the compaction request is not implemented: the engine has no
     // compaction yet).
     let mut p = prompt("zai/glm-4.6", vec![user("hi")]);
     p.context = context("zai/glm-4.6", zai());
@@ -387,7 +388,7 @@ fn bound(h: &dyn Harness, name: &str, args: Value) -> (String, Value) {
 
 #[test]
 fn decoded_messages_stream_binds_to_engine_tools() {
-    // Spec §6 scenario 12: a tool_use whose start has `input: {}` and whose arguments stream
+    // The anchor's Messages SSE tests (`codex-api/src/sse/anthropic.rs`): a tool_use whose start has `input: {}` and whose arguments stream
     // as input_json_delta, next to a text block that finishes later; the decoded call binds.
     let sse = concat!(
         "event: message_start\ndata: {\"type\":\"message_start\",\"message\":{\"id\":\"msg_1\",\"type\":\"message\",\"role\":\"assistant\",\"model\":\"claude-opus-4-6\",\"content\":[],\"usage\":{\"input_tokens\":10,\"output_tokens\":0}}}\n\n",

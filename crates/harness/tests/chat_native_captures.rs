@@ -1,5 +1,6 @@
 //! Structural conformance of the chat-native harnesses with the captures of the real CLIs
-//! (`../shared/spec/captures/{qwen-code,kimi-cli,opencode}.md`, "Mechanically derived
+//! (Qwen Code 0.24.4, Kimi CLI 1.52.0, opencode 1.18.33: their capture files in
+//! `../shared/spec/captures/`, test inputs kept outside the repository, "Mechanically derived
 //! structure"): for a one-prompt session like the captured one, the same endpoint path, the same
 //! top-level body keys in the same order, the same message roles in order, the same scalar options, and every
 //! advertised tool present in the capture, in the capture's relative order, with the same
@@ -8,7 +9,8 @@
 //!
 //! The captures are read from `$TACK_SHARED` or `<workspace>/../shared`; without them each
 //! test prints `skipped: no ../shared` and passes. kimi-code and deepseek-tui have no capture;
-//! their structure is pinned against the anchor notes (spec §2.3, §2.5) with hand-encoded facts.
+//! their structure is pinned against the anchor (openinterpreter 0.0.40,
+//! `core/src/harness/kimi_code.rs`, `deepseek_tui.rs`) with hand-encoded facts.
 // Test code: a failed unwrap is a failed test.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -323,7 +325,7 @@ fn opencode_matches_the_capture() {
     );
 }
 
-/// No capture: the anchor's tool order (spec §2.3) restricted to the tools Tack carries out.
+/// No capture: the anchor's tool order (`kimi_code_tools.json`) restricted to the tools Tack carries out.
 #[test]
 fn kimi_code_follows_the_anchor() {
     let anchor = [
@@ -420,7 +422,7 @@ fn kimi_code_follows_the_anchor() {
     );
 }
 
-/// No capture: the anchor's facts (spec §2.5) for the tools Tack carries out.
+/// No capture: the anchor's facts (`deepseek_tui_tools.json`) for the tools Tack carries out.
 #[test]
 fn deepseek_tui_follows_the_anchor() {
     let (provider, model) = fx::home("deepseek-tui");

@@ -1,9 +1,11 @@
 //! claude-code against the capture of the real CLI (Claude Code 2.1.332, one `claude -p`
-//! turn): `../shared/spec/captures/claude-code.md`, located through `$TACK_SHARED` or
+//! turn, npm `@anthropic-ai/claude-code`), a test input kept outside the repository:
+//! `../shared/spec/captures/claude-code.md`, located through `$TACK_SHARED` or
 //! `<workspace>/../shared`. The capture's "mechanically derived structure" section is parsed
 //! (endpoint, headers, top-level keys, scalar fields, system blocks, message roles and
 //! blocks, tools with their parameters and required lists); parameter *types* are not in the
-//! capture and are encoded here from the anchor notes (spec §2.1(b)).
+//! capture and are encoded here from the anchor (openinterpreter 0.0.40,
+//! `codex-rs/core/src/harness/claude_code.rs`, tool surface).
 //!
 //! The same situation is shaped as in the capture (a git repository with one commit and a
 //! clean tree, no AGENTS.md, the default model `claude-opus-5-5`, one user prompt) and
@@ -169,8 +171,8 @@ fn shape(identity: bool) -> Shaped {
         .expect("shape")
 }
 
-/// Parameter types of the captured tools Tack advertises (not in the capture; anchor §2.1(b),
-/// `allow_large` a flag by its name).
+/// Parameter types of the captured tools Tack advertises (not in the capture; the anchor's
+/// `claude_code.rs`, `allow_large` a flag by its name).
 fn expected_types(tool: &str) -> Vec<(&'static str, &'static str)> {
     match tool {
         "Bash" => vec![

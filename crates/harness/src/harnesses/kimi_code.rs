@@ -1,7 +1,8 @@
 //! `kimi-code`: Moonshot's current Kimi Code CLI (the successor kimi-cli 1.52 points to).
 //!
-//! There is no capture of this CLI, so everything follows the anchor notes
-//! (`../shared/spec/harness-spec.md` §2.3), with its flaws fixed (§7):
+//! There is no capture of this CLI, so everything follows the anchor (openinterpreter 0.0.40,
+//! `codex-rs/core/src/harness/kimi_code.rs`, `kimi_code_tools.json`; `docs/sources.md`), with
+//! its flaws fixed:
 //! - Tools: the honourable subset of the 25 fixed tools, in the anchor's order: AskUserQuestion,
 //!   Bash, Edit, Glob, Grep, Read, TodoList, Write (draft-07 JSON Schemas with
 //!   `additionalProperties: false`, as the anchor's `kimi_code_tools.json` has them). Agent,
@@ -18,7 +19,7 @@
 //!   "auto" text.
 //! - System prompt: re-rendered from the step context on every request (the anchor cached it
 //!   per process, freezing date and listing); the Windows block is kept on Windows; AGENTS.md
-//!   *is* loaded (the anchor dropped it, `KIMI_AGENTS_MD=""`, a capture artifact per §7).
+//!   *is* loaded (the anchor dropped it, `KIMI_AGENTS_MD=""`, an artifact of the anchor's fixture).
 //!
 //! Identity: no capture shows Kimi Code's headers, so none are added even when the user opts
 //! into identity emulation.
@@ -69,7 +70,7 @@ fn local_shell(c: &LocalShellCallItem) -> (&'static str, Value) {
     ("Bash", args)
 }
 
-/// The anchor's `kimi_code` option set (spec §2.4).
+/// The anchor's `kimi_code` option set (`core/src/harness/kimi_code.rs`).
 const STYLE: ChatStyle = ChatStyle {
     developer: DeveloperMode::Drop,
     arguments: Arguments::Compact,

@@ -1,8 +1,8 @@
 //! `opencode`: the opencode CLI (npm `opencode-ai`), calling OpenAI-compatible servers through
 //! the AI SDK's `@ai-sdk/openai-compatible` provider.
 //!
-//! Sources: the capture of opencode 1.18.33 (`../shared/spec/captures/opencode.md`) and the
-//! anchor notes (`../shared/spec/harness-spec.md` §2.10). **Where they differ, the capture
+//! Sources: a captured session of opencode 1.18.33 (npm `opencode-ai`) and the anchor
+//! (openinterpreter 0.0.40, `codex-rs/core/src/harness/opencode.rs`; `docs/sources.md`). **Where they differ, the capture
 //! wins:**
 //! - No temperature in either request (the anchor sent `temperature: 1`).
 //! - `bash` has `command`, `timeout`, `workdir` with only `command` required (no required
@@ -10,11 +10,11 @@
 //! - User text is sent as typed. The capture's quotes around the prompt come from `opencode
 //!   run` re-quoting an argv element that contains spaces, not from the CLI's message format;
 //!   Tack's prompts come from a text box, so quoting them would copy a command-line artifact
-//!   (the anchor's "JSON-quoting" and its fixture-specific replacements, §7).
+//!   (the anchor's "JSON-quoting" and its fixture-specific replacements).
 //! - The system prompt depends on the model: the GPT-family prompt for `gpt-*`/`o*` models,
 //!   the general one otherwise, each followed by the model line and the `<env>` block
 //!   (`prompts/opencode/`, our own words). The anchor always claimed the model was
-//!   "deepseek-chat", a capture artifact (§7); here it is the session's model.
+//!   "deepseek-chat", an artifact of the anchor's fixture; here it is the session's model.
 //! - **Title request once per session**: sent when the history holds the first user turn and
 //!   no assistant output yet, decided from the history alone, so it is naturally per session
 //!   and survives restarts (the anchor used a process-global flag: only the first session in a

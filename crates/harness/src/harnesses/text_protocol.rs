@@ -6,7 +6,8 @@
 //! - **Everything is derived from history.** A postprocess is built at shaping time from the
 //!   prompt's history, so "is a confirmation pending?", "which request kind is this?" and "what
 //!   is the next call id?" are pure functions of recorded items, never process-global counters
-//!   (the anchor's call-id atomics and prefix matching, `harness-spec.md` §7).
+//!   (the anchor's call-id atomics and prefix matching, openinterpreter 0.0.40
+//!   `core/src/harness/swe_agent.rs`, `mini_swe_agent.rs`, `terminus_2.rs`).
 //! - **Tack's own messages are labelled.** A message a postprocess injects (a format correction,
 //!   a confirmation, a hand-off prompt) is a user message with
 //!   [`MessageItem::injected_by`] set; shaping finds them by label, not by their wording.

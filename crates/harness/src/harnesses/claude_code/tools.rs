@@ -8,7 +8,7 @@
 //! [`super::binding`]) and the engine tool behind it must be available in this step. Anything
 //! else is dropped with a warning, once per process and file, since advertising a tool with no
 //! handler only teaches the model to call something that will fail (the anchor's mistake with
-//! deepseek-tui, spec §7).
+//! deepseek-tui: openinterpreter 0.0.40, `tools/src/deepseek_tui_tools.json`).
 
 use std::collections::BTreeSet;
 use std::sync::{Mutex, OnceLock};

@@ -1,6 +1,7 @@
 //! Finding the action in a swe-agent reply's text.
 //!
-//! The forms, in the order they are tried (`harness-spec.md` §2.7, scenario 23):
+//! The forms, in the order they are tried (the anchor, openinterpreter 0.0.40
+//! `codex-rs/core/src/harness/swe_agent.rs` and its tests):
 //! 1. `<tool_invoke>` blocks naming `execute_bash` (or `bash`), the command in `<code>`;
 //! 2. `<invoke name="…">` blocks (double, single or no quotes around the name): for `bash` /
 //!    `execute_bash` the command is in `<parameter name="command">` (which may itself contain

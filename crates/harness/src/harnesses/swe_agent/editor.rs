@@ -1,6 +1,7 @@
 //! SWE-agent's `str_replace_editor` tool, bound onto the engine's file tools.
 //!
-//! The anchor advertised this tool and had no handler for it (`harness-spec.md` §2.7, §7); here
+//! The anchor advertised this tool and had no handler for it (openinterpreter 0.0.40,
+//! `codex-rs/core/src/harness/swe_agent.rs`); here
 //! every advertised subcommand works:
 //!
 //! | subcommand | engine tool | notes |

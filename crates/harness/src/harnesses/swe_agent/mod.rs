@@ -1,8 +1,8 @@
 //! `swe-agent`: the request and reply dialect of SWE-agent 1.1 (`sweagent run`, default
 //! config).
 //!
-//! Sources: the capture of the real agent (`../shared/spec/captures/swe-agent.md`) and the
-//! anchor notes (`harness-spec.md` §2.7). **Where they differ, the capture wins**:
+//! Sources: a captured run of SWE-agent 1.1.0 (`sweagent`, with SWE-ReX 1.4.0) and the anchor
+//! (openinterpreter 0.0.40, `codex-rs/core/src/harness/swe_agent.rs`; `docs/sources.md`). **Where they differ, the capture wins**:
 //!
 //! | | capture (followed) | anchor |
 //! |---|---|---|
@@ -24,7 +24,7 @@
 //! capture shows even towards OpenAI-style hosts). A failed attempt and its format correction
 //! are left out once a later reply exists, so each re-query shows only the latest pair — the
 //! capture's request #3 has the same four messages as #2. Found by the `format_correction`
-//! label, not by the correction's wording (the anchor matched text, §7).
+//! label, not by the correction's wording (the anchor matched text).
 //!
 //! **Back-translation** (a stream decorator). Native tool calls pass through. A reply without
 //! one is searched for an action written in text (see [`action`]): a shell command becomes a

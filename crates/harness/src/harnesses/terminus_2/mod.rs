@@ -1,8 +1,8 @@
 //! `terminus-2`: the JSON keystroke protocol of harbor's Terminus-2 agent (2.0.0, harbor
 //! 0.26), driving a real terminal.
 //!
-//! Sources: the capture (`../shared/spec/captures/terminus-2.md`) and the anchor notes
-//! (`harness-spec.md` §2.9). **Where they differ, the capture wins**: the body is `{model,
+//! Sources: a captured run of Terminus-2 2.0.0 (PyPI `harbor` 0.26.0) and the anchor
+//! (openinterpreter 0.0.40, `codex-rs/core/src/harness/terminus_2.rs`; `docs/sources.md`). **Where they differ, the capture wins**: the body is `{model,
 //! messages}` — no `temperature` (the anchor sent 0.7), no tools, no `stream` — and the first
 //! request is a single user message (no system message) holding the whole instructions, the
 //! task and the terminal screen.
@@ -13,7 +13,7 @@
 //! waits each command's duration and returns what the screen shows, in the agent's own
 //! observation format (`New Terminal Output:` with what appeared since last time, else
 //! `Current Terminal Screen:`). The anchor instead ran a generated shell script through the
-//! shell tool and left a tmux session and state files behind (§7). Every readable reply runs
+//! shell tool and left a tmux session and state files behind. Every readable reply runs
 //! one `terminal` call, even with no commands, because the agent always answers with the
 //! screen. The assistant's JSON text stays in history; the call carries the parsed commands.
 //!
@@ -26,8 +26,7 @@
 //!
 //! **Request kinds from session state.** Action, summary, questions, answer questions and
 //! hand-off are chosen from the labels of Tack's earlier injected messages (pure, survives
-//! restarts), never from the opening words of earlier prompts (the anchor's prefix matching,
-//! §7). When the conversation nears the context window (`settings.json`:
+//! restarts), never from the opening words of earlier prompts (the anchor's prefix matching). When the conversation nears the context window (`settings.json`:
 //! `context_window_tokens`, `summarize_below_free_tokens`, like the agent's proactive
 //! summarization at 8,000 free tokens), the chain runs as in the agent:
 //! 1. *summary* — the conversation plus the summary request (recorded as `summary_request`);
