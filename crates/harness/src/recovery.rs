@@ -49,6 +49,11 @@
 //! model explaining the syntax would trigger calls); a block cut off by the end of the reply
 //! counts only if every required parameter is present.
 //!
+//! **Markup span.** Everything the call's markup spans goes with it: the wrapper and its
+//! closing tag, and closing wrapper tags that follow a call with only whitespace between
+//! (`</tool_call>`, `</function_calls>`, also when the model left out the opening tag, and
+//! vendor-namespaced ones such as `</minimax:tool_call>`: the name after the last `:` counts).
+//!
 //! **Result.** The assistant message keeps the text around the calls (the markup is removed,
 //! since the call items now carry it, so a replay does not show the model its call twice); the
 //! recovered calls follow as `function_call` items with ids `text_call_<response>_<n>`, and the
@@ -157,6 +162,9 @@ pub struct TextCallRecovery {
     response_id: String,
     /// The held text has been resolved at the end of the reply.
     flushed: bool,
+    /// Just after a recovered call: closing wrapper tags that follow (with only whitespace
+    /// between) are the call's too.
+    after_call: bool,
 }
 
 impl TextCallRecovery {
@@ -174,6 +182,7 @@ impl TextCallRecovery {
             calls: Vec::new(),
             response_id: "text".into(),
             flushed: false,
+            after_call: false,
         }
     }
 
@@ -189,6 +198,16 @@ impl TextCallRecovery {
     /// Consumes `self.held` as far as it can be decided; `at_end`: nothing more will come.
     fn advance(&mut self, out: &mut Vec<StreamEvent>, at_end: bool) {
         loop {
+            if self.after_call {
+                match closing_wrapper(&self.held, at_end) {
+                    Closer::Wait => return,
+                    Closer::Tag(len) => {
+                        self.held.drain(..len);
+                        continue;
+                    }
+                    Closer::None => self.after_call = false,
+                }
+            }
             match self.block {
                 None => {
                     let (ready, opener) = self.markdown.scan(&self.held, at_end, true);
@@ -217,6 +236,7 @@ impl TextCallRecovery {
                         self.held.drain(..end);
                         self.markdown.after_call();
                         self.calls.extend(calls);
+                        self.after_call = true;
                     }
                 }
             }
@@ -255,6 +275,65 @@ impl TextCallRecovery {
             }));
         }
         calls
+    }
+}
+
+/// What follows a recovered call.
+#[derive(Debug, PartialEq, Eq)]
+enum Closer {
+    /// Not decided yet: only whitespace, or a possible closing tag cut off, so far.
+    Wait,
+    /// Whitespace then a closing wrapper tag, this many bytes: the call's markup.
+    Tag(usize),
+    /// Anything else: text.
+    None,
+}
+
+/// Wrapper names whose closing tag, right after a call, is that call's markup (also when the
+/// model left out the opening tag): Qwen/Hermes `tool_call`, the Anthropic-style
+/// `function_calls`, and their plural/singular variants.
+const WRAPPERS: &[&str] = &["tool_call", "tool_calls", "function_calls", "function_call"];
+
+/// Longest closing tag looked for, in bytes (a namespace prefix included).
+const MAX_CLOSER: usize = 64;
+
+/// Whether `text` (what follows a recovered call) starts with whitespace and a closing
+/// wrapper tag: `</tool_call>`, `</function_calls>`, or a vendor-namespaced one such as
+/// `</minimax:tool_call>` (the name after the last `:` counts).
+fn closing_wrapper(text: &str, at_end: bool) -> Closer {
+    let rest = text.trim_start();
+    let ws = text.len() - rest.len();
+    if rest.is_empty() {
+        return if at_end { Closer::None } else { Closer::Wait };
+    }
+    let Some(tag) = rest.strip_prefix("</") else {
+        return if "</".starts_with(rest) && !at_end {
+            Closer::Wait
+        } else {
+            Closer::None
+        };
+    };
+    let Some(gt) = tag.find('>') else {
+        let plausible = tag.len() < MAX_CLOSER
+            && tag
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | ':' | '-'));
+        return if plausible && !at_end {
+            Closer::Wait
+        } else {
+            Closer::None
+        };
+    };
+    let name = tag[..gt].trim_end();
+    let local = name.rsplit(':').next().unwrap_or(name);
+    let valid = !name.is_empty()
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | ':' | '-'));
+    if valid && WRAPPERS.contains(&local) {
+        Closer::Tag(ws + 2 + gt + 1)
+    } else {
+        Closer::None
     }
 }
 
