@@ -464,9 +464,26 @@ impl<'s> Walker<'s> {
             }
         }
         let mut verdicts: Vec<(CommandClass, String)> = Vec::new();
-        for (name, _) in &assignments {
+        for (name, assignment) in &assignments {
             if let Some((class, reason)) = risky_variable(name) {
                 verdicts.push((class, reason));
+            }
+            // `GIT_DIR=/tmp/x git init`, `GIT_TRACE=/tmp/log git status`: git writes there.
+            if let Some(site) = self.site
+                && (matches!(
+                    name.as_str(),
+                    "GIT_DIR" | "GIT_WORK_TREE" | "GIT_INDEX_FILE"
+                ) || name.starts_with("GIT_TRACE"))
+                && let Some(value) = assignment.child_by_field_name("value")
+                && let Some(item) = PathItem::from_word(&self.word(value))
+                && (item.path.as_deref().is_none_or(|v| v.contains('/'))
+                    || !name.starts_with("GIT_TRACE"))
+                && let Some(reason) = site.judge_writes(&[item])
+            {
+                verdicts.push((
+                    CommandClass::WritesOutside,
+                    format!("`{name}` points git outside the workspace: {reason}"),
+                ));
             }
         }
         let mut nested: Vec<CommandPart> = Vec::new();

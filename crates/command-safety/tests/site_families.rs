@@ -136,3 +136,19 @@ fn reads_outside_through_options() {
         );
     }
 }
+
+#[test]
+fn git_pointed_outside_by_its_environment() {
+    let dir = tempfile::tempdir().unwrap();
+    for command in [
+        "GIT_DIR=/tmp/x git init",
+        "GIT_WORK_TREE=/tmp git checkout -- a",
+        "GIT_TRACE=/tmp/log git status",
+    ] {
+        let (class, reason) = judge(dir.path(), command);
+        assert!(
+            class >= CommandClass::WritesOutside,
+            "{command}: {class} ({reason})"
+        );
+    }
+}
