@@ -1,8 +1,8 @@
 //! Generic history conversion: session items → shaped messages.
 //!
 //! This is the conversion the `native` and `minimal` harnesses use, and the base other harnesses
-//! start from. The rules (restated from the chat-wire converter described in
-//! `../shared/spec/harness-spec.md` §3.1, with its flaws fixed):
+//! start from. The rules (restated from the anchor's chat-wire converter, openinterpreter 0.0.40
+//! `codex-rs/chat-wire-compat/src/request.rs` `convert_request`, with its flaws fixed):
 //! - Assistant output of one response (reasoning, text, tool calls) accumulates into one
 //!   assistant message, flushed when the first tool output arrives or another author speaks.
 //! - Tool outputs follow their assistant message directly, in the order they were recorded.

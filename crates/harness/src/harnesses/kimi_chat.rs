@@ -1,12 +1,13 @@
 //! The chat message builder shared by the chat-native harnesses: kimi-cli, kimi-code,
-//! deepseek-tui and qwen-code (the anchor's `build_messages_with_options`, spec §2.4), and
+//! deepseek-tui and qwen-code (the anchor's `build_messages_with_options`, openinterpreter 0.0.40
+//! `codex-rs/core/src/harness/kimi_cli.rs`), and
 //! opencode, whose AI-SDK conversion has the same shape.
 //!
 //! It starts from the generic conversion ([`history::convert`]), which already does what the
-//! spec's builder does: tool calls accumulate with the assistant's text and reasoning into one
+//! anchor's builder does: tool calls accumulate with the assistant's text and reasoning into one
 //! assistant message that is flushed when the first output arrives; outputs follow in call
 //! order; an output whose call is not in the history (an orphan) is dropped. Where the anchor
-//! builder was wrong this one is not (spec §7):
+//! builder was wrong this one is not:
 //! - a call left without an output is answered with the CLI's own "aborted" result instead of
 //!   being silently dropped, so the history stays valid for providers that require every
 //!   `tool_calls` entry to be answered (OpenAI, DeepSeek, Moonshot);
@@ -15,7 +16,7 @@
 //! - reasoning goes back as `reasoning_content` only to a provider that takes it (DeepSeek,
 //!   Moonshot/Kimi; see [`crate::rules`]) and only the provider's own, decided per request.
 //!
-//! A [`ChatStyle`] then applies each CLI's conventions (the option sets of spec §2.4, corrected
+//! A [`ChatStyle`] then applies each CLI's conventions (the anchor's option sets in `kimi_cli.rs`, corrected
 //! by the captures where they differ):
 //! - tool-call arguments as recorded (kimi-cli), compact JSON in the model's key order
 //!   (kimi-code, deepseek-tui, qwen-code: qwen's converter re-serializes the parsed arguments

@@ -1,8 +1,9 @@
 //! `mini-swe-agent`: the request and reply dialect of mini-swe-agent 2.4 (`mini -t … -y`,
 //! default `mini.yaml`).
 //!
-//! Sources: the capture (`../shared/spec/captures/mini-swe-agent.md`) and the anchor notes
-//! (`harness-spec.md` §2.8); they agree on the request. Followed from the capture: body keys
+//! Sources: a captured run of mini-swe-agent 2.4.6 (PyPI `mini-swe-agent`, `mini`) and the
+//! anchor (openinterpreter 0.0.40, `codex-rs/core/src/harness/mini_swe_agent.rs`;
+//! `docs/sources.md`); they agree on the request. Followed from the capture: body keys
 //! `model, messages, tools` only, in this order (no `stream`, `temperature`, `max_tokens`,
 //! `tool_choice`); one
 //! `bash(command)` tool; a one-line system message; the task wrapped in the instance template
@@ -12,7 +13,7 @@
 //!
 //! **Every reply must call a tool.** A reply without a call gets the no-tool-call error back as
 //! a user message labelled `format_correction`, and the engine samples again (bounded). The
-//! anchor buffered the whole response to decide this and threw the text away (§7): here events
+//! anchor buffered the whole response to decide this and threw the text away: here events
 //! stream through as they come, the rejected reply stays in history for the UI, and shaping
 //! leaves it out of later requests, as the real agent does.
 //!

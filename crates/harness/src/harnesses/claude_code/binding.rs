@@ -6,8 +6,9 @@
 //! parameters (zcode's `Read` lacks `pages`, its `TodoWrite` items carry `priority` instead of
 //! `activeForm`).
 //!
-//! Mapping (parameter facts from the capture of Claude Code 2.1.332 and the anchor notes,
-//! `../shared/spec/harness-spec.md` §2.1(b) and §2.15):
+//! Mapping (parameter facts from a captured request of Claude Code 2.1.332 and the anchor,
+//! openinterpreter 0.0.40 `codex-rs/core/src/harness/claude_code.rs` and
+//! `core/src/tools/handlers/harness_aliases.rs`; `docs/sources.md`):
 //!
 //! - `Bash {command, timeout, description, run_in_background, dangerouslyDisableSandbox}` →
 //!   `shell {command, timeout_ms}`. `timeout` is milliseconds, capped at the CLI's 600000;
@@ -39,7 +40,7 @@
 //!   [{question, header, options: [{label, description}], multi_select}]}`; `preview` and the
 //!   CLI's UI-filled fields are dropped.
 //!
-//! Argument aliases (§2.15): the path as `file_path|path|filePath`, Read's `offset|line_offset`
+//! Argument aliases (the anchor's `harness_aliases.rs`): the path as `file_path|path|filePath`, Read's `offset|line_offset`
 //! and `limit|n_lines`, Edit's `old_string|oldString|oldText` (and the same for `new_string`).
 //! Lowercase tool names (`bash`, `read`, …) bind too. Numbers and booleans sent as strings
 //! (`"10"`, `"true"`) are accepted, since models do that. Any other parameter is refused with
@@ -112,7 +113,8 @@ impl CliTool {
         }
     }
 
-    /// The tool a call name refers to: the CLI's exact name, or its lowercase form (§2.15).
+    /// The tool a call name refers to: the CLI's exact name, or its lowercase form (the anchor's
+    /// `harness_aliases.rs`).
     pub(crate) fn from_name(name: &str) -> Option<CliTool> {
         CliTool::ALL.into_iter().find(|t| {
             t.name() == name
@@ -140,7 +142,7 @@ pub(crate) enum Dialect {
 }
 
 impl Dialect {
-    /// The text of a successful command that printed nothing (§2.15).
+    /// The text of a successful command that printed nothing (the anchor's `harness_aliases.rs`).
     fn empty_bash_output(self) -> &'static str {
         match self {
             Dialect::ClaudeCode => "(Bash completed with no output)",
@@ -240,7 +242,7 @@ impl Binder {
         if self.dialect == Dialect::ClaudeCode && output.text.trim().is_empty() {
             // Claude Code never sends a tool result without text: an empty one becomes
             // `(<tool> completed with no output)` for every tool, its own and MCP ones alike
-            // (§2.15 gives the Bash form). The Messages API also refuses an empty text
+            // (the anchor's `harness_aliases.rs` gives the Bash form). The Messages API also refuses an empty text
             // block, so an empty result would not be sendable as text anyway.
             output.text = format!("({} completed with no output)", c.name);
             return output;

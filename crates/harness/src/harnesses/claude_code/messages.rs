@@ -1,8 +1,8 @@
 //! History → the message list of an Anthropic-style CLI (claude-code, claude-code-bare,
 //! zcode).
 //!
-//! Rules (anchor notes `../shared/spec/harness-spec.md` §2.1(c) and §2.2, with the flaws of
-//! §7 fixed):
+//! Rules (the anchor, openinterpreter 0.0.40 `codex-rs/core/src/harness/claude_code.rs`
+//! `build_messages` and `zcode.rs`, with its flaws fixed; `docs/sources.md`):
 //! - Tool results are **buffered** and flushed, sorted into the order of their `tool_use`
 //!   blocks, as one user message before the next non-result item (Anthropic requires every
 //!   result of an assistant turn in the user message right after it, and the CLI sends them in
@@ -22,7 +22,7 @@
 //!   become `Bash` calls and freeform calls `{input}` calls instead of being dropped with their
 //!   results.
 //! - User images become image blocks when the model accepts them (the anchor replaced them
-//!   with a placeholder, §7); developer messages become `<system-reminder>` text in a user
+//!   with a placeholder); developer messages become `<system-reminder>` text in a user
 //!   message instead of being dropped; system messages in history are dropped (the harness
 //!   writes its own).
 //! - Tool results: `is_error` true on failure, explicitly `false` for a successful `Bash`,
@@ -511,7 +511,7 @@ pub(crate) fn clear_cache(messages: &mut [ShapedMessage]) {
 }
 
 /// Puts the one message-level cache breakpoint on the last non-empty text block or tool
-/// result of the conversation (claude-code; spec §6 scenario 14).
+/// result of the conversation (claude-code; as the anchor's claude_code.rs tests pin it).
 pub(crate) fn cache_last_block(messages: &mut [ShapedMessage]) {
     clear_cache(messages);
     for m in messages.iter_mut().rev() {
@@ -675,7 +675,7 @@ mod tests {
 
     #[test]
     fn parallel_tool_results_follow_tool_use_order_and_merge_with_user_text() {
-        // Spec §6 scenario 14.
+        // As the anchor's claude_code.rs tests: parallel results in tool_use order.
         let h = vec![
             user("go"),
             call("a", "Read", serde_json::json!({"file_path": "x"})),
@@ -735,7 +735,7 @@ mod tests {
 
     #[test]
     fn edit_history_input_is_normalized() {
-        // Spec §6 scenario 15.
+        // As the anchor's claude_code.rs tests: Edit input normalized.
         let h = vec![
             user("go"),
             call(
@@ -807,7 +807,7 @@ mod tests {
 
     #[test]
     fn todo_reminder_once_per_list_after_ten_stale_steps() {
-        // Spec §6 scenario 16.
+        // As the anchor's claude_code.rs tests: the todo reminder.
         let mut h = vec![user("go")];
         for i in 0..12 {
             h.push(call(

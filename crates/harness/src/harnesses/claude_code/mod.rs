@@ -3,9 +3,10 @@
 //! shaping.
 //!
 //! # Sources, and which one won
-//! Two sources describe the CLI: the anchor notes (`../shared/spec/harness-spec.md` §2.1,
-//! restating an older emulation) and a capture of the real CLI, version 2.1.332
-//! (`../shared/spec/captures/claude-code.md`, one `claude -p` turn). Where they differ, the
+//! Two sources describe the CLI: the anchor (openinterpreter 0.0.40,
+//! `codex-rs/core/src/harness/claude_code.rs` and `claude_code_prompt.rs`, an older emulation;
+//! `docs/sources.md`) and a capture of the real CLI, Claude Code 2.1.332 (npm
+//! `@anthropic-ai/claude-code`, one `claude -p` turn). Where they differ, the
 //! capture wins:
 //!
 //! | topic | anchor | capture (followed) |
@@ -28,7 +29,7 @@
 //!   would. The billing-attribution block is never sent (it exists to pass as the vendor's
 //!   client).
 //! - **First user message**: reminders before the user's text: project instructions
-//!   (AGENTS.md, root first; the anchor dropped them, §7), `# gitStatus` (branch, main branch,
+//!   (AGENTS.md, root first; the anchor dropped them), `# gitStatus` (branch, main branch,
 //!   user, status or `(clean)`, recent commits — the snapshot taken at the session's first
 //!   request, see [`snapshot`]) and the attribution reminder, the last two in a git repository.
 //! - **Environment message**: `role: "system"` after the first user message, as captured: cwd,
@@ -64,14 +65,14 @@
 //!   `emulate_identity` (see [`request::headers`]).
 //!
 //! # Bare profile
-//! Anchor §2.1 (the capture has no bare run): only `Bash, Edit, Read` with short descriptions,
+//! The anchor's Bare profile (`claude_code.rs`; the capture has no bare run): only `Bash, Edit, Read` with short descriptions,
 //! a short body (`CWD`, `Date`, the git snapshot; Tack adds the project instructions and the
 //! user's extra instructions, which the anchor dropped), no reminders, no environment message,
 //! no todo reminder, `output_config.effort: high`. Key order and headers as in the full
 //! profile (the same client sends both).
 //!
 //! # Chat and Responses
-//! The same shaping carried over OpenAI-style wires (§2.1(d)/(e)): the same main prompt and
+//! The same shaping carried over OpenAI-style wires (the anchor's `claude_code.rs`): the same main prompt and
 //! tools (flat function tools, `$schema` removed), the same first-message reminders and
 //! message conversion, without the identity line (it names Claude, which these models are
 //! not), thinking, betas or metadata. The environment becomes a second system block rather
