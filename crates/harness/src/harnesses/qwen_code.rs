@@ -3,7 +3,8 @@
 //! Sources: a captured session of Qwen Code 0.24.4 (npm `@qwen-code/qwen-code`, the
 //! `--approval-mode yolo` run, whose tool list is the one an interactive session with approvals
 //! sees), qwen-code's OpenAI converter for message shapes, and the anchor
-//! (openinterpreter 0.0.40, `codex-rs/core/src/harness/qwen_code.rs`; `docs/sources.md`). **Where they differ, the capture wins:**
+//! (openinterpreter 0.0.40, `codex-rs/core/src/harness/qwen_code.rs`; `docs/sources.md`).
+//! **Where they differ, the capture wins:**
 //! - No synthetic user/assistant "setup" exchange (the anchor's, also described in the seed
 //!   article): the real CLI puts the startup context into the *first user message* as
 //!   `<system-reminder>` text parts (date, OS, working directory, folder tree; then the current
