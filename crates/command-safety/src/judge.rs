@@ -249,18 +249,14 @@ impl<'s> Walker<'s> {
         if let Some(judged) = variable_names(program, args) {
             return Some(judged);
         }
-        match program {
-            _ => {
-                if args.iter().any(|w| w.downloads) {
-                    return Some(Judged::new(
-                        p,
-                        Mutating,
-                        format!("`{program}` takes an argument fetched from the network"),
-                    ));
-                }
-                ro(&format!("`{program}` only reads"))
-            }
+        if args.iter().any(|w| w.downloads) {
+            return Some(Judged::new(
+                p,
+                Mutating,
+                format!("`{program}` takes an argument fetched from the network"),
+            ));
         }
+        ro(&format!("`{program}` only reads"))
     }
 }
 
