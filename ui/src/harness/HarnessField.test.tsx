@@ -50,7 +50,7 @@ describe("harness picker", () => {
     render(<Picker />);
     const help = await screen.findByTestId("auto-harness");
     expect(help).toHaveTextContent("auto → qwen-code (the model name contains qwen)");
-    expect(within(help).getByText("qwen")).toHaveClass("inline-code");
+    expect(within(help).getByText("qwen").closest("code")).toHaveClass("inline-code");
     expect(screen.getByRole("option", { name: "auto → qwen-code" })).toBeInTheDocument();
     expect(calls).toEqual([{ cmd: "infer_harness", args: { providerId: "vllm", model: "Qwen/Qwen3-Coder-30B-A3B-Instruct" } }]);
   });
