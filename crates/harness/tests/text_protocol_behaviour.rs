@@ -107,9 +107,18 @@ fn swe_agent_other_dialects_and_no_action_get_the_format_correction() {
 fn swe_agent_nested_fences_come_out_whole() {
     let command =
         "cat <<'EOF' > README.md\n# Counter\n```python\nfrom counter import count\n```\nEOF";
-    let text = format!("I'll write the readme.\n```bash\n{command}\n```\n");
+    // CommonMark: the outer fence must be longer than the inner one to hold it.
+    let text = format!("I'll write the readme.\n````bash\n{command}\n````\n");
     let c = calls(&reply("swe-agent", vec![task()], &text));
     assert_eq!(command_of(&c[0]), command);
+    // With fences of one length the inner bare fence closes the block, as a Markdown reader
+    // shows it; the action is what that block holds.
+    let text = format!("I'll write the readme.\n```bash\n{command}\n```\n");
+    let c = calls(&reply("swe-agent", vec![task()], &text));
+    assert_eq!(
+        command_of(&c[0]),
+        "cat <<'EOF' > README.md\n# Counter\n```python\nfrom counter import count"
+    );
 }
 
 #[test]

@@ -8,11 +8,18 @@
 //!    `<parameter>` text) or in a `<command>` tag; `str_replace_editor` takes its arguments from
 //!    the `<parameter>` tags; `submit` needs none;
 //! 3. an `<execute_bash>` tag, optionally wrapping a `<code>` tag;
-//! 4. a fenced block, found the way SWE-agent's `thought_action` parser finds it: fence lines are
-//!    matched on a stack, so a command that itself contains fenced text (a heredoc writing a
-//!    README, say) comes out whole, and the **last** outermost block is the action. Only a
-//!    shell-language fence (`bash`, `sh`, `shell`, or none) counts; a `python` block is an
-//!    example, not an action.
+//! 4. a fenced code block, by CommonMark's fence rules (spec 0.31, "Fenced code blocks"): an
+//!    opening fence is three or more backticks or tildes indented at most three spaces (a
+//!    backtick fence's info string has no backtick); the block ends at a line of the same
+//!    character, at least as long, indented at most three spaces, with only spaces or tabs
+//!    after; content lines lose up to as many leading spaces as the opening fence had. So a
+//!    command that itself contains fenced text (a heredoc writing a README, say) comes out
+//!    whole when its fence is longer (or of the other character) than the ones inside, as
+//!    any Markdown reader would show it. The **last** closed block whose language (the info
+//!    string's first word) is a shell's (`bash`, `sh`, `shell`, or none) is the action; a
+//!    `python` block is an example, and a block the reply did not close is not an action.
+//!    (Block quotes and list items are not containers here: a fence inside them counts as
+//!    if it stood alone.)
 //!
 //! XML entities are decoded in the XML forms only: inside a fence, `&amp;` is shell text. Other
 //! function-call dialects (`<function=bash>…`) are deliberately not actions here, as in the
@@ -286,42 +293,90 @@ fn is_shell_language(lang: &str) -> bool {
     )
 }
 
-/// The last outermost shell-language fenced block (see the module docs).
-fn fenced(text: &str) -> Option<String> {
-    // (language, offset where the block's content starts)
-    let mut stack: Vec<(&str, usize)> = Vec::new();
-    let mut last: Option<String> = None;
-    let mut line_start = 0;
-    while line_start < text.len() {
-        let line_end = text[line_start..]
-            .find('\n')
-            .map_or(text.len(), |i| line_start + i);
-        let line = &text[line_start..line_end];
-        let next = (line_end + 1).min(text.len());
-        if let Some(info) = line.strip_prefix("```") {
-            let info = info.trim_end_matches([' ', '\t', '\r']);
-            if !info.contains(char::is_whitespace) && !info.contains('`') {
-                let has_newline = line_end < text.len();
-                if !stack.is_empty() && info.is_empty() {
-                    if let Some((lang, content_start)) = stack.pop()
-                        && stack.is_empty()
-                        && is_shell_language(lang)
-                    {
-                        let content = text[content_start..line_start].trim_end_matches('\n');
-                        last = Some(content.to_string());
+/// One fenced code block of a text, by CommonMark's rules.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct FencedBlock {
+    /// The info string's first word (the language), possibly empty.
+    pub(crate) lang: String,
+    /// The content lines, each with its line end (the last one's only if the text had one),
+    /// indentation removed as CommonMark does.
+    pub(crate) content: String,
+    /// Whether a closing fence ended it (else it ran to the end of the text).
+    pub(crate) closed: bool,
+}
+
+/// A fence line: its indentation, character, run length and the rest of the line.
+fn fence_line(line: &str) -> Option<(usize, u8, usize, &str)> {
+    let indent = line.len() - line.trim_start_matches(' ').len();
+    if indent > 3 {
+        return None;
+    }
+    let rest = &line[indent..];
+    let mark = *rest.as_bytes().first()?;
+    if mark != b'`' && mark != b'~' {
+        return None;
+    }
+    let run = rest.len() - rest.trim_start_matches(mark as char).len();
+    (run >= 3).then(|| (indent, mark, run, &rest[run..]))
+}
+
+/// Every fenced code block of `text`, in order. Iterative, one pass over the lines.
+pub(crate) fn fenced_blocks(text: &str) -> Vec<FencedBlock> {
+    let mut blocks = Vec::new();
+    // The open fence: (indentation, character, length, language), and its content so far.
+    let mut open: Option<(usize, u8, usize, String)> = None;
+    let mut content = String::new();
+    for raw in text.split_inclusive('\n') {
+        let line = raw.strip_suffix('\n').unwrap_or(raw);
+        let line = line.strip_suffix('\r').unwrap_or(line);
+        match &open {
+            None => {
+                if let Some((indent, mark, run, info)) = fence_line(line)
+                    && !(mark == b'`' && info.contains('`'))
+                {
+                    let lang = info.split_whitespace().next().unwrap_or("").to_string();
+                    open = Some((indent, mark, run, lang));
+                    content.clear();
+                }
+            }
+            Some((indent, mark, run, lang)) => {
+                let closes = fence_line(line).is_some_and(|(_, m, r, rest)| {
+                    m == *mark && r >= *run && rest.trim_matches([' ', '\t']).is_empty()
+                });
+                if closes {
+                    blocks.push(FencedBlock {
+                        lang: lang.clone(),
+                        content: std::mem::take(&mut content),
+                        closed: true,
+                    });
+                    open = None;
+                } else {
+                    let strip = line.len() - line.trim_start_matches(' ').len();
+                    content.push_str(&line[strip.min(*indent)..]);
+                    if raw.ends_with('\n') {
+                        content.push('\n');
                     }
-                } else if has_newline {
-                    stack.push((info, next));
                 }
             }
         }
-        line_start = if line_end >= text.len() {
-            text.len()
-        } else {
-            next
-        };
     }
-    last
+    if let Some((_, _, _, lang)) = open {
+        blocks.push(FencedBlock {
+            lang,
+            content,
+            closed: false,
+        });
+    }
+    blocks
+}
+
+/// The last closed shell-language fenced block (see the module docs).
+fn fenced(text: &str) -> Option<String> {
+    fenced_blocks(text)
+        .into_iter()
+        .rev()
+        .find(|b| b.closed && is_shell_language(&b.lang))
+        .map(|b| b.content.trim_end_matches('\n').to_string())
 }
 
 #[cfg(test)]
@@ -382,13 +437,44 @@ mod tests {
 
     #[test]
     fn nested_fences_come_out_whole_and_the_last_shell_block_wins() {
-        let text = "Write the readme:\n```bash\ncat <<'EOF' > README.md\n```python\nprint(1)\n```\nEOF\n```\n";
+        // A longer outer fence (or the other character) holds the inner one whole.
+        for outer in ["````", "~~~"] {
+            let text = format!(
+                "Write the readme:\n{outer}bash\ncat <<'EOF' > README.md\n```python\nprint(1)\n```\nEOF\n{outer}\n"
+            );
+            assert_eq!(
+                parse(&text),
+                shell("cat <<'EOF' > README.md\n```python\nprint(1)\n```\nEOF"),
+                "{outer}"
+            );
+        }
+        // Same length: the inner bare fence closes the block, as every Markdown reader shows
+        // it; the trailing fence opens a block the reply never closes.
+        let text = "```bash\ncat <<'EOF' > README.md\n```python\nprint(1)\n```\nEOF\n```\n";
         assert_eq!(
             parse(text),
-            shell("cat <<'EOF' > README.md\n```python\nprint(1)\n```\nEOF")
+            shell("cat <<'EOF' > README.md\n```python\nprint(1)")
         );
         let two = "```bash\nls\n```\nthen\n```sh\npwd\n```";
         assert_eq!(parse(two), shell("pwd"));
+    }
+
+    #[test]
+    fn fence_rules_indentation_length_and_info_strings() {
+        // Up to three spaces of indentation, removed from the content as far as it goes.
+        assert_eq!(parse("  ```bash\n  ls\n    pwd\n  ```"), shell("ls\n  pwd"));
+        // Four spaces: not a fence.
+        assert_eq!(parse("    ```bash\n    ls\n    ```"), None);
+        // A closing fence may be longer, never shorter, and only whitespace may follow it.
+        assert_eq!(parse("````\nls\n```\n`````  \n"), shell("ls\n```"));
+        assert_eq!(parse("```\nls\n``` x\n```"), shell("ls\n``` x"));
+        // Tildes close only tildes.
+        assert_eq!(parse("~~~sh\nls\n```\n~~~"), shell("ls\n```"));
+        // A backtick in a backtick fence's info string: not a fence (inline code).
+        assert_eq!(parse("```ba`sh\nls\n```"), None);
+        // The language is the info string's first word.
+        assert_eq!(parse("```bash title=x\nls\n```"), shell("ls"));
+        assert_eq!(parse("```python3 x\nls\n```"), None);
     }
 
     #[test]
@@ -507,12 +593,90 @@ mod tests {
             prop_assert_eq!(parse(&text), Some(Action::Shell(command.trim().to_string())));
         }
 
-        /// A command containing its own fenced block (heredoc) still comes out whole.
+        /// A command containing its own fenced block (heredoc) still comes out whole when
+        /// its fence is longer than the inner one, or of the other character.
         #[test]
-        fn nested_fences_round_trip(lang in "(python|json|rust|text)", body in "[a-z =()0-9]{0,30}") {
-            let command = format!("cat <<'EOF' > notes.md\n```{lang}\n{body}\n```\nEOF");
-            let text = format!("Here:\n```bash\n{command}\n```\n");
+        fn nested_fences_round_trip(
+            lang in "(python|json|rust|text)",
+            body in "[a-z =()0-9]{0,30}",
+            inner in 3usize..5,
+            tilde in any::<bool>(),
+        ) {
+            let inner = "`".repeat(inner);
+            let command = format!("cat <<'EOF' > notes.md\n{inner}{lang}\n{body}\n{inner}\nEOF");
+            let outer = if tilde { "~~~".to_string() } else { "`".repeat(inner.len() + 1) };
+            let text = format!("Here:\n{outer}bash\n{command}\n{outer}\n");
             prop_assert_eq!(parse(&text), Some(Action::Shell(command)));
+        }
+    }
+
+    /// The fenced blocks pulldown-cmark (the CommonMark reference behaviour) finds.
+    fn oracle(text: &str) -> Vec<(String, String)> {
+        use pulldown_cmark::{CodeBlockKind, Event, Parser, Tag, TagEnd};
+        let mut blocks = Vec::new();
+        let mut current: Option<(String, String)> = None;
+        for event in Parser::new(text) {
+            match event {
+                Event::Start(Tag::CodeBlock(CodeBlockKind::Fenced(info))) => {
+                    let lang = info.split_whitespace().next().unwrap_or("").to_string();
+                    current = Some((lang, String::new()));
+                }
+                Event::Text(t) => {
+                    if let Some((_, content)) = &mut current {
+                        content.push_str(&t);
+                    }
+                }
+                Event::End(TagEnd::CodeBlock) => {
+                    if let Some(block) = current.take() {
+                        blocks.push(block);
+                    }
+                }
+                _ => {}
+            }
+        }
+        blocks
+    }
+
+    /// Lines of documents that exercise the fence rules and nothing else of Markdown (no
+    /// containers, headings, breaks or tabs, which these scanners do not model).
+    fn line() -> impl Strategy<Value = String> {
+        let fence = (
+            0usize..5,
+            prop_oneof![Just('`'), Just('~')],
+            3usize..6,
+            prop_oneof![
+                Just(""),
+                Just("bash"),
+                Just("python"),
+                Just("sh x=1"),
+                Just("a`b"),
+                Just("  "),
+                Just(" x")
+            ],
+        )
+            .prop_map(|(indent, c, n, info)| {
+                format!("{}{}{info}", " ".repeat(indent), c.to_string().repeat(n))
+            });
+        prop_oneof![
+            3 => fence,
+            2 => Just(String::new()),
+            2 => prop_oneof![Just("ls -la"), Just("echo hi"), Just("text here"), Just("  two"), Just("     five")]
+                .prop_map(str::to_string),
+        ]
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(3000))]
+
+        /// Every fenced block, its language and its content, as CommonMark reads them.
+        #[test]
+        fn fenced_blocks_agree_with_commonmark(lines in proptest::collection::vec(line(), 0..14)) {
+            let text = lines.join("\n");
+            let ours: Vec<(String, String)> = fenced_blocks(&text)
+                .into_iter()
+                .map(|b| (b.lang, b.content))
+                .collect();
+            prop_assert_eq!(ours, oracle(&text), "{:?}", text);
         }
     }
 }
