@@ -128,6 +128,7 @@ fn write_log(paths: &Paths, id: &str, cwd: &str, provider: &str) {
                 sandbox: Default::default(),
             },
             provider_url: None,
+            seal: None,
         },
     )
     .unwrap();

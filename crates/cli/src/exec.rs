@@ -12,9 +12,9 @@ use std::sync::Arc;
 
 use tack_engine::config::Paths;
 use tack_engine::log::LoadedSession;
+use tack_engine::log::{HeaderChange, LogError};
 use tack_engine::resolve::SessionRequest;
 use tack_engine::secrets::{KeySource, KeychainStore};
-use tack_engine::log::{HeaderChange, LogError};
 use tack_engine::session::{Engine, EngineError, Session, log_path};
 use tack_protocol::{
     ApprovalAction, ApprovalDecision, ApprovalPolicy, ApprovalRequest, EngineEvent, Item, Wire,

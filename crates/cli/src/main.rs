@@ -79,6 +79,10 @@ enum Command {
         /// Resume a session: a session log path or a session id.
         #[arg(long)]
         resume: Option<String>,
+        /// With --resume: take the session's settings even though its log's header was
+        /// edited since Tack wrote it (without it, Tack refuses and prints what changed).
+        #[arg(long, requires = "resume")]
+        accept_changed_header: bool,
         /// Seed history before the task: a JSON Lines file of items (or a session log).
         #[arg(long)]
         seed: Option<PathBuf>,
@@ -231,6 +235,7 @@ fn main() -> ExitCode {
                 network,
                 cwd,
                 resume,
+                accept_changed_header,
                 seed,
                 instructions,
                 max_steps,
@@ -245,6 +250,7 @@ fn main() -> ExitCode {
                     network,
                     cwd,
                     resume,
+                    accept_changed_header,
                     seed,
                     instructions,
                     task,
@@ -339,9 +345,16 @@ fn config_path(flag: Option<PathBuf>) -> PathBuf {
     flag.unwrap_or_else(|| tack_engine::config::Paths::from_env().config_file())
 }
 
-/// Loads the config for a command.
+/// Loads the config for a command; what loads but looks like a mistake (a duplicate provider
+/// id, a built-in replaced) is said on stderr, with the file.
 fn load_config(flag: Option<PathBuf>) -> Result<tack_engine::config::Config, String> {
-    tack_engine::config::Config::load(&config_path(flag)).map_err(|e| e.to_string())
+    let path = config_path(flag);
+    let (config, warnings) =
+        tack_engine::config::Config::load_with_warnings(&path).map_err(|e| e.to_string())?;
+    for w in warnings {
+        eprintln!("tack: warning: {}: {w}", path.display());
+    }
+    Ok(config)
 }
 
 /// [`tack_engine::resolve::resolve`], with an error that names `config.toml`'s

@@ -752,8 +752,153 @@ fn read_config_text(path: &Path) -> Result<String, ConfigError> {
     }
 }
 
-/// Parses config text, locating the error (line and column) when there is one.
+/// Parses config text, locating the error (line and column) when there is one. A provider's
+/// base URL that is not an `http`/`https` URL is an error here, where the file can point at
+/// it, rather than when the first request fails.
 fn parse_config(path: &Path, text: &str) -> Result<Config, ConfigError> {
+    let config: Config = parse_toml(path, text)?;
+    for (i, p) in config.providers.iter().enumerate() {
+        if let Err(why) = check_base_url(&p.base_url) {
+            let (line, column) = provider_field_span(text, i, "base_url")
+                .map(|at| line_and_column(text, at))
+                .map_or((None, None), |(l, c)| (Some(l), Some(c)));
+            let place = line.map_or_else(String::new, |l| {
+                format!("line {l}, column {}: ", column.unwrap_or(1))
+            });
+            return Err(ConfigError::Parse {
+                path: path.to_path_buf(),
+                message: format!(
+                    "{place}provider `{}`: base_url `{}` {why}",
+                    p.id,
+                    tack_wire::client::redact_url(&p.base_url)
+                ),
+                line,
+                column,
+            });
+        }
+    }
+    Ok(config)
+}
+
+/// Why `url` is not a base URL Tack can send requests to (`Err`), if it is not.
+fn check_base_url(url: &str) -> Result<(), String> {
+    let Some((scheme, rest)) = url.split_once("://") else {
+        return Err("is not a URL (expected `http://host…` or `https://host…`)".into());
+    };
+    if !scheme.eq_ignore_ascii_case("http") && !scheme.eq_ignore_ascii_case("https") {
+        return Err(format!(
+            "has the scheme `{scheme}`; only `http` and `https` are supported"
+        ));
+    }
+    let authority = rest.split(['/', '?', '#']).next().unwrap_or("");
+    let host = authority.rsplit('@').next().unwrap_or("");
+    let host_only = if host.starts_with('[') {
+        host.split(']').next().map(|h| h.trim_start_matches('['))
+    } else {
+        host.split(':').next()
+    };
+    if host_only.is_none_or(str::is_empty) {
+        return Err("has no host".into());
+    }
+    if url.chars().any(|c| c.is_whitespace() || c.is_control()) {
+        return Err("contains spaces or control characters".into());
+    }
+    if let Some(port) = host.strip_prefix('[').map_or_else(
+        || host.split_once(':').map(|(_, p)| p),
+        |h| h.split_once("]:").map(|(_, p)| p),
+    ) && port.parse::<u16>().is_err()
+    {
+        return Err(format!("has an invalid port `{port}`"));
+    }
+    Ok(())
+}
+
+/// Byte offset of field `key` of the `index`-th provider (`[[providers]]` or an inline
+/// `providers = [ {…} ]`), for an error's line and column.
+fn provider_field_span(text: &str, index: usize, key: &str) -> Option<usize> {
+    let doc = toml_edit::Document::parse(text).ok()?;
+    let providers = doc.get("providers")?;
+    let span = if let Some(tables) = providers.as_array_of_tables() {
+        tables.get(index)?.get(key)?.span()
+    } else {
+        providers
+            .as_array()?
+            .get(index)?
+            .as_inline_table()?
+            .get(key)?
+            .span()
+    };
+    span.map(|r| r.start)
+}
+
+/// Something in the config that loads but is probably not what the user meant.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ConfigWarning {
+    /// 1-based line it is about, when known.
+    pub line: Option<usize>,
+    /// What, naming both parties.
+    pub message: String,
+}
+
+impl std::fmt::Display for ConfigWarning {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.line {
+            Some(l) => write!(f, "line {l}: {}", self.message),
+            None => f.write_str(&self.message),
+        }
+    }
+}
+
+impl Config {
+    /// [`Config::load`], with the warnings for what loads but may be a mistake: two user
+    /// providers with one id (the later one wins), a user provider that replaces a built-in.
+    ///
+    /// # Errors
+    /// As for [`Config::load`].
+    pub fn load_with_warnings(path: &Path) -> Result<(Config, Vec<ConfigWarning>), ConfigError> {
+        let text = read_config_text(path)?;
+        let config = parse_config(path, &text)?;
+        let warnings = provider_warnings(&config, &text);
+        Ok((config, warnings))
+    }
+}
+
+/// The warnings of [`Config::load_with_warnings`].
+fn provider_warnings(config: &Config, text: &str) -> Vec<ConfigWarning> {
+    let builtins = builtin_providers();
+    let line_of =
+        |i: usize| provider_field_span(text, i, "id").map(|at| line_and_column(text, at).0);
+    let mut out = Vec::new();
+    for (i, p) in config.providers.iter().enumerate() {
+        if let Some(j) = config.providers[..i].iter().position(|q| q.id == p.id) {
+            let first = line_of(j).map_or_else(String::new, |l| format!(" (line {l})"));
+            out.push(ConfigWarning {
+                line: line_of(i),
+                message: format!(
+                    "provider id `{}` is defined twice: `{}`{first} and `{}`; the later one is used",
+                    p.id, config.providers[j].name, p.name
+                ),
+            });
+        } else if let Some(b) = builtins.iter().find(|b| b.id == p.id) {
+            out.push(ConfigWarning {
+                line: line_of(i),
+                message: format!(
+                    "provider `{}` (`{}`, {}) replaces the built-in provider `{}` (`{}`, {})",
+                    p.id,
+                    p.name,
+                    tack_wire::client::redact_url(&p.base_url),
+                    b.id,
+                    b.name,
+                    b.base_url
+                ),
+            });
+        }
+    }
+    out
+}
+
+/// TOML to `T`, locating the error (line and column) when there is one.
+fn parse_toml<T: serde::de::DeserializeOwned>(path: &Path, text: &str) -> Result<T, ConfigError> {
     toml::from_str(text).map_err(|e| {
         let (line, column) = match e.span() {
             Some(span) => {

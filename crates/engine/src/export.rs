@@ -288,6 +288,7 @@ mod tests {
                 sandbox: Default::default(),
             },
             provider_url: None,
+            seal: None,
         };
         crate::log::SessionLog::create(&dir.join(format!("{id}.jsonl")), &started).unwrap();
     }

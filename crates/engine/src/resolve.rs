@@ -265,6 +265,8 @@ mod tests {
             items: Vec::new(),
             unfinished_turn: None,
             torn_tail: false,
+            header_changes: Vec::new(),
+            cut_off: Vec::new(),
             records: Vec::new(),
         };
         let again = resolve(

@@ -364,7 +364,11 @@ impl Session {
         // read must see the repaired file.
         let (mut log, torn) = SessionLog::open_repairing(path)?;
         if let Some(t) = &torn {
-            tracing::warn!(offset = t.offset, bytes = t.len, "the session log had a torn last line; cut it");
+            tracing::warn!(
+                offset = t.offset,
+                bytes = t.len,
+                "the session log had a torn last line; cut it"
+            );
         }
         let loaded = LoadedSession::read(path)?;
         if !loaded.header_changes.is_empty() && !accept_changed_header {

@@ -580,7 +580,12 @@ async fn sample(
         let event = match next {
             None => break,
             Some(Err(e)) => {
-                return Err(cut_off(session, turn_id, &mut progress, Outcome::Failed(with_hint(e))));
+                return Err(cut_off(
+                    session,
+                    turn_id,
+                    &mut progress,
+                    Outcome::Failed(with_hint(e)),
+                ));
             }
             Some(Ok(event)) => event,
         };
