@@ -423,6 +423,16 @@ export type ErrorKind =
 "unreachable" | 
 /**  No bytes arrived for longer than the idle timeout. */
 "timeout" | 
+/**
+ *  The request as a whole (every attempt, backoff waits and the stream) took longer than
+ *  the client's total deadline, however steadily bytes arrived.
+ */
+"deadline_exceeded" | 
+/**
+ *  Bytes kept arriving (keep-alive comments, empty chunks) but no event was decoded from
+ *  them for longer than the client's no-progress timeout.
+ */
+"no_progress" | 
 /**  The provider reported an error inside an otherwise valid stream. */
 "provider_error" | 
 /**  The request was cancelled by the user. */

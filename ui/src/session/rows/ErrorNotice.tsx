@@ -23,6 +23,8 @@ const TITLES: Record<ErrorKind, string> = {
   server_error: "The provider failed",
   unreachable: "Could not reach the provider",
   timeout: "The provider stopped responding",
+  deadline_exceeded: "The request took too long",
+  no_progress: "The provider kept the connection open without answering",
   provider_error: "The provider reported an error",
   cancelled: "Cancelled",
   config: "Configuration problem",
@@ -55,6 +57,8 @@ export function nextStep(error: ModelError, context: NoticeContext): NextStep {
     case "overloaded":
     case "server_error":
     case "timeout":
+    case "deadline_exceeded":
+    case "no_progress":
     case "stream_truncated":
       return { text: "This is usually temporary: send the message again." };
     case "quota_exhausted":
