@@ -718,6 +718,9 @@ pub struct SessionView {
     pub pending_approvals: Vec<ApprovalRequest>,
     /// Questions waiting for the user.
     pub pending_questions: Vec<QuestionRequest>,
+    /// Why the session is shown read-only (another process writes it, its provider is gone…),
+    /// for the banner over its history; null when it is live.
+    pub read_only: Option<String>,
 }
 
 fn session_view(session: &Session) -> SessionView {
@@ -741,6 +744,7 @@ fn session_view(session: &Session) -> SessionView {
         running: session.is_running(),
         pending_approvals,
         pending_questions,
+        read_only: None,
     }
 }
 
@@ -763,13 +767,14 @@ pub async fn start_session(
         api_key_env: None,
         instructions: None,
     };
-    open_session(&state, request, None).await
+    open_session(&state, request, None, false).await
 }
 
 async fn open_session(
     state: &AppState,
     request: SessionRequest,
     resume: Option<PathBuf>,
+    accept_changed_header: bool,
 ) -> CmdResult<SessionView> {
     let config = state.config();
     let engine = state.engine.clone();
@@ -778,6 +783,9 @@ async fn open_session(
         .await?
         .map_err(AppError::from_display)?;
     let (session, events) = match &resume {
+        Some(path) if accept_changed_header => {
+            Session::resume_accepting(state.engine.clone(), path, resolved.options)
+        }
         Some(path) => Session::resume(state.engine.clone(), path, resolved.options),
         None => Session::create(state.engine.clone(), resolved.options),
     }
@@ -799,27 +807,52 @@ async fn open_session(
 }
 
 /// Opens a saved session (or returns the live one). A session that can't be reopened (its
-/// provider is no longer known, its folder is gone) still shows its history: the view comes
-/// from its log, and sending to it says why it can't continue.
+/// provider is no longer known, its folder is gone, another process writes it) still shows
+/// its history: the view comes from its log, `read_only` says why, and sending to it says
+/// why it can't continue.
+///
+/// A log whose header was edited since Tack wrote it is not opened until the user accepts
+/// the changes: the error has `field` `header_changes` and lists them one per line; the
+/// window asks, and calls again with `accept_changed_header` true.
 #[tauri::command]
 #[specta::specta]
 pub async fn resume_session(
     state: State<'_, AppState>,
     session_id: String,
+    accept_changed_header: Option<bool>,
 ) -> CmdResult<SessionView> {
     if let Ok(live) = state.session(&session_id) {
         return Ok(session_view(&live));
     }
     let path = log_path(&state.paths.sessions_dir(), &session_id);
     let loaded = LoadedSession::read(&path).map_err(AppError::from_display)?;
+    let accept = accept_changed_header.unwrap_or(false);
+    if !loaded.header_changes.is_empty() && !accept {
+        return Err(header_changes_error(&loaded.header_changes));
+    }
     let request = resume_request(&state.config(), &loaded);
-    match open_session(&state, request, Some(path.clone())).await {
+    match open_session(&state, request, Some(path.clone()), accept).await {
         Ok(view) => Ok(view),
         Err(e) => {
             tracing::warn!(session = %session_id, error = %e, "the session opens read-only");
-            Ok(logged_view(&loaded, &path))
+            let mut view = logged_view(&loaded, &path);
+            view.read_only = Some(e.message);
+            Ok(view)
         }
     }
+}
+
+/// The error for an edited header: one change per line after the first, for the dialog.
+fn header_changes_error(changes: &[tack_engine::log::HeaderChange]) -> AppError {
+    let mut message = "This session's log was edited since Tack wrote it:".to_string();
+    for c in changes {
+        message.push_str(&format!("\n{}: {} → {}", c.field, c.written, c.now));
+    }
+    AppError::new(
+        message,
+        Some("Open it with the settings as they are now, or undo the edit in the file."),
+    )
+    .on_field("header_changes")
 }
 
 /// A saved session as its log shows it, for one that can't be reopened: nothing runs and
@@ -837,6 +870,7 @@ fn logged_view(loaded: &LoadedSession, path: &std::path::Path) -> SessionView {
         running: false,
         pending_approvals: Vec::new(),
         pending_questions: Vec::new(),
+        read_only: Some("This session can't continue here.".into()),
     }
 }
 
@@ -858,7 +892,7 @@ pub async fn send_input(
                 return Err(not_open);
             };
             let request = resume_request(&state.config(), &loaded);
-            open_session(&state, request, Some(path))
+            open_session(&state, request, Some(path), false)
                 .await
                 .map_err(|e| {
                     AppError::new(

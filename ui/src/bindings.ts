@@ -54,10 +54,15 @@ export const commands = {
 	startSession: (input: StartSessionInput) => typedError<SessionView, AppError>(__TAURI_INVOKE("start_session", { input })),
 	/**
 	 *  Opens a saved session (or returns the live one). A session that can't be reopened (its
-	 *  provider is no longer known, its folder is gone) still shows its history: the view comes
-	 *  from its log, and sending to it says why it can't continue.
+	 *  provider is no longer known, its folder is gone, another process writes it) still shows
+	 *  its history: the view comes from its log, `read_only` says why, and sending to it says
+	 *  why it can't continue.
+	 * 
+	 *  A log whose header was edited since Tack wrote it is not opened until the user accepts
+	 *  the changes: the error has `field` `header_changes` and lists them one per line; the
+	 *  window asks, and calls again with `accept_changed_header` true.
 	 */
-	resumeSession: (sessionId: string) => typedError<SessionView, AppError>(__TAURI_INVOKE("resume_session", { sessionId })),
+	resumeSession: (sessionId: string, acceptChangedHeader: boolean | null) => typedError<SessionView, AppError>(__TAURI_INVOKE("resume_session", { sessionId, acceptChangedHeader })),
 	/**
 	 *  Sends user input: starts a turn or steers the running one. A session shown read-only (see
 	 *  [`resume_session`]) is reopened first, in case what stopped it was fixed since; if it still
@@ -1032,6 +1037,11 @@ export type SessionView = {
 	pendingApprovals: ApprovalRequest[],
 	/**  Questions waiting for the user. */
 	pendingQuestions: QuestionRequest[],
+	/**
+	 *  Why the session is shown read-only (another process writes it, its provider is gone…),
+	 *  for the banner over its history; null when it is live.
+	 */
+	readOnly: string | null,
 };
 
 /**  What to start a session with. */

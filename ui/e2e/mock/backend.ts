@@ -642,6 +642,7 @@ export class MockShell {
       running: session.running,
       pendingApprovals: session.turn?.pending().approvals ?? [],
       pendingQuestions: session.turn?.pending().questions ?? [],
+      readOnly: null,
     };
   }
 

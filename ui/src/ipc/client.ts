@@ -70,8 +70,9 @@ export const shell = {
   workspaceFiles: (cwd: string): Promise<string[]> => unwrap(commands.workspaceFiles(cwd)),
   startSession: (input: StartSessionInput): Promise<SessionView> =>
     unwrap(commands.startSession(input)),
-  resumeSession: (sessionId: string): Promise<SessionView> =>
-    unwrap(commands.resumeSession(sessionId)),
+  /** `acceptChangedHeader`: open a log whose header was edited by hand, after the user saw the changes. */
+  resumeSession: (sessionId: string, acceptChangedHeader = false): Promise<SessionView> =>
+    unwrap(commands.resumeSession(sessionId, acceptChangedHeader ? true : null)),
   sendInput: (sessionId: string, text: string): Promise<null> =>
     unwrap(commands.sendInput(sessionId, text)),
   interrupt: (sessionId: string): Promise<null> => unwrap(commands.interrupt(sessionId)),

@@ -40,14 +40,24 @@ export async function startSession(input: StartSessionInput, auto: InferredHarne
   }
 }
 
-export async function resumeSession(sessionId: string): Promise<void> {
+export async function resumeSession(sessionId: string, acceptChangedHeader = false): Promise<void> {
   try {
-    const view = await shell.resumeSession(sessionId);
+    const view = await shell.resumeSession(sessionId, acceptChangedHeader);
     useSessionStore.getState().open(view);
     useWorkspaceStore.getState().setCwd(view.settings.cwd);
     useUiStore.getState().show("session");
+    // Shown, not live: say why (another process writes it, its provider is gone…).
+    if (view.readOnly) toast.info("This session is read-only", view.readOnly);
   } catch (error) {
-    fail("Could not open the session", error);
+    const { message, hint, field } = describeFailure(error);
+    // A log edited by hand: list the changes and open it only if the user accepts them.
+    if (field === "header_changes" && !acceptChangedHeader) {
+      if (window.confirm(`${message}\n\n${hint ?? ""}\n\nOpen the session with these settings?`)) {
+        await resumeSession(sessionId, true);
+      }
+      return;
+    }
+    toast.error(`Could not open the session: ${message}`, hint);
   }
 }
 

@@ -23,6 +23,7 @@ function view(overrides: Partial<SessionView> = {}): SessionView {
     running: true,
     pendingApprovals: [approval],
     pendingQuestions: [question],
+    readOnly: null,
     ...overrides,
   };
 }

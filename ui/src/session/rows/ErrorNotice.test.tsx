@@ -62,6 +62,7 @@ describe("what a refused key asks the user to do", () => {
       running: false,
       pendingApprovals: [],
       pendingQuestions: [],
+      readOnly: null,
     });
     render(<ErrorNotice row={{ kind: "error", id: "e1", turnId: "t1", error: auth }} />);
     const card = screen.getByRole("alert", { name: "Error: The provider refused the key" });
