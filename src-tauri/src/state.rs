@@ -191,7 +191,8 @@ impl AppState {
 
     /// What closing the window does, and File → Quit: interrupts every running turn and waits
     /// (at most `grace`) until each has closed its turn in its session log, so a reopened
-    /// session shows the turn as interrupted with everything it had finished.
+    /// session shows the turn as interrupted with everything it had finished; then lets go of
+    /// every session.
     pub async fn shutdown(&self, grace: Duration) {
         let live: Vec<Session> = lock(&self.sessions).values().cloned().collect();
         let running: Vec<Session> = live.into_iter().filter(Session::is_running).collect();
@@ -207,6 +208,9 @@ impl AppState {
                 tracing::warn!(session = %session.id(), "the turn did not stop in time; quitting anyway");
             }
         }
+        // Closed: each session's log is released (its lock with it), so another process,
+        // or this app reopened, can write it.
+        lock(&self.sessions).clear();
     }
 
     /// Starts watching a workspace (idempotent).

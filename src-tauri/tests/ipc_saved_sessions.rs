@@ -51,6 +51,12 @@ impl App {
         App { webview, events }
     }
 
+    /// Quits as File → Quit does: running turns end, every session's log is let go.
+    fn quit(self) {
+        let state = self.webview.state::<AppState>();
+        tauri::async_runtime::block_on(state.shutdown(Duration::from_secs(10)));
+    }
+
     fn invoke(&self, cmd: &str, args: Value) -> Result<Value, Value> {
         get_ipc_response(
             &self.webview,
@@ -161,7 +167,7 @@ fn a_session_started_on_a_base_url_reopens_after_a_restart() {
     app.invoke("send_input", json!({"sessionId": id, "text": "hello"}))
         .unwrap();
     app.wait_for_turns(1);
-    drop(app);
+    app.quit();
 
     // A new run of the app knows nothing of that URL but the session's log.
     let app = App::start(&paths);

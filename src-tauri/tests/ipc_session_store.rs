@@ -51,6 +51,12 @@ impl App {
         App { webview, events }
     }
 
+    /// Quits as File → Quit does: running turns end, every session's log is let go.
+    fn quit(self) {
+        let state = self.webview.state::<AppState>();
+        tauri::async_runtime::block_on(state.shutdown(Duration::from_secs(10)));
+    }
+
     fn invoke(&self, cmd: &str, args: Value) -> Result<Value, Value> {
         get_ipc_response(
             &self.webview,
@@ -165,7 +171,7 @@ fn a_session_another_process_writes_opens_read_only_with_the_reason() {
     // Another writer (here: the log held open as `tack exec` would hold it).
     let log = tack_engine::session::log_path(&paths.sessions_dir(), &id);
     let other = App::start(&paths);
-    drop(app);
+    app.quit();
     let holder = SessionLog::open(&log).unwrap();
     let view = other
         .invoke("resume_session", json!({"sessionId": id}))
@@ -200,7 +206,7 @@ fn an_edited_header_is_listed_and_opens_only_when_accepted() {
     let (paths, workspace) = folders(root.path());
     let app = App::start(&paths);
     let id = turn(&app, &workspace, &provider.url("/v1"));
-    drop(app);
+    app.quit();
     let log = tack_engine::session::log_path(&paths.sessions_dir(), &id);
     let text = std::fs::read_to_string(&log).unwrap();
     std::fs::write(
