@@ -90,6 +90,9 @@ pub struct AppInfo {
     /// Why the config file does not load, when it doesn't (the app then runs with the built-in
     /// providers and refuses to write the file).
     pub config_problem: Option<ConfigProblem>,
+    /// What in the config file loads but looks like a mistake (a provider id defined twice, a
+    /// built-in provider replaced), one line each with its line number, for the config banner.
+    pub config_warnings: Vec<String>,
 }
 
 /// A config file that does not load: where, and the parser's own words.
@@ -196,6 +199,7 @@ pub async fn app_info(state: State<'_, AppState>) -> CmdResult<AppInfo> {
             message: status.message,
         },
         config_problem: state.config_problem(),
+        config_warnings: state.config_warnings(),
     })
 }
 

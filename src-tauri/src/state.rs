@@ -50,6 +50,8 @@ pub struct AppState {
 struct LoadedConfig {
     config: Config,
     problem: Option<ConfigProblem>,
+    /// What loads but looks like a mistake (a duplicate provider id, a built-in replaced).
+    warnings: Vec<String>,
 }
 
 /// How long quitting waits for running turns to write their end to their logs.
@@ -101,16 +103,22 @@ impl AppState {
     /// providers) and [`AppState::config_problem`] says why.
     pub fn config(&self) -> Config {
         let path = self.paths.config_file();
-        let read = Config::load(&path);
+        let read = Config::load_with_warnings(&path);
         let mut loaded = lock(&self.config);
         match read {
-            Ok(config) => {
+            Ok((config, warnings)) => {
                 loaded.config = config;
                 loaded.problem = None;
+                loaded.warnings = warnings.iter().map(ToString::to_string).collect();
             }
             Err(e) => loaded.problem = Some(ConfigProblem::from_error(&path, &e)),
         }
         loaded.config.clone()
+    }
+
+    /// The warnings of the last read of the config file that loaded.
+    pub fn config_warnings(&self) -> Vec<String> {
+        lock(&self.config).warnings.clone()
     }
 
     /// Why the config file did not load the last time it was read, if it didn't.

@@ -234,3 +234,35 @@ fn an_edited_header_is_listed_and_opens_only_when_accepted() {
     assert!(view["readOnly"].is_null(), "{view}");
     assert_eq!(view["settings"]["approval"], "never");
 }
+
+#[test]
+fn config_warnings_reach_the_window_with_both_names() {
+    let root = tempfile::tempdir().unwrap();
+    let (paths, _workspace) = folders(root.path());
+    std::fs::create_dir_all(&paths.config_dir).unwrap();
+    std::fs::write(
+        paths.config_file(),
+        "[[providers]]\nid = \"openai\"\nname = \"Proxy\"\nbase_url = \"http://proxy/v1\"\nwire = \"chat\"\nmodel = \"m\"\n",
+    )
+    .unwrap();
+    let app = App::start(&paths);
+    let info = app.invoke("app_info", json!({})).unwrap();
+    assert!(info["configProblem"].is_null(), "{info}");
+    let warnings = info["configWarnings"].as_array().unwrap();
+    assert_eq!(warnings.len(), 1, "{info}");
+    let w = warnings[0].as_str().unwrap();
+    assert!(
+        w.starts_with("line 2: provider `openai` (`Proxy`, http://proxy/v1) replaces the built-in provider `openai`"),
+        "{w}"
+    );
+
+    // A base URL that is no http(s) URL is a config problem with its line and column.
+    std::fs::write(
+        paths.config_file(),
+        "[[providers]]\nid = \"x\"\nname = \"X\"\nbase_url = \"file:///etc\"\nwire = \"chat\"\nmodel = \"m\"\n",
+    )
+    .unwrap();
+    let info = app.invoke("app_info", json!({})).unwrap();
+    assert_eq!(info["configProblem"]["line"], 4, "{info}");
+    assert_eq!(info["configProblem"]["column"], 12, "{info}");
+}

@@ -156,6 +156,11 @@ export type AppInfo = {
 	 *  providers and refuses to write the file).
 	 */
 	configProblem: ConfigProblem | null,
+	/**
+	 *  What in the config file loads but looks like a mistake (a provider id defined twice, a
+	 *  built-in provider replaced), one line each with its line number, for the config banner.
+	 */
+	configWarnings: string[],
 };
 
 /**  The action awaiting approval. */

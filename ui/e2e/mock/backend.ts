@@ -505,6 +505,7 @@ export class MockShell {
             ? { available: true, message: null }
             : { available: false, message: "Secret Service: no result found" },
           configProblem: this.configProblem,
+          configWarnings: [],
         };
       case "list_providers":
         return this.providers.map((p) => this.providerView(p));

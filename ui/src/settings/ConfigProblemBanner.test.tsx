@@ -13,13 +13,14 @@ const PROBLEM: ConfigProblem = {
   details: 'TOML parse error at line 1, column 26\n  |\n1 | default_provider = "local\n  |                          ^\ninvalid basic string',
 };
 
-function info(configProblem: ConfigProblem | null): AppInfo {
+function info(configProblem: ConfigProblem | null, configWarnings: string[] = []): AppInfo {
   return {
     version: "0.1.0",
     configPath: PROBLEM.path,
     dataDir: "/home/dev/.local/share/tack",
     keychain: { available: true, message: null },
     configProblem,
+    configWarnings,
   };
 }
 
@@ -80,6 +81,16 @@ describe("a config file that does not load", () => {
     await waitFor(() => expect(screen.queryByRole("alert", { name: "The config file has an error" })).not.toBeInTheDocument());
     // The refusal was about the file, which loads now: it goes too.
     expect(screen.queryByText(/Not saved:/)).not.toBeInTheDocument();
+  });
+});
+
+describe("a config file that loads with warnings", () => {
+  it("lists each warning, naming both providers, in the banner", () => {
+    const warning = "line 9: provider `openai` (`Proxy`, http://proxy/v1) replaces the built-in provider `openai` (`OpenAI`, https://api.openai.com/v1)";
+    useCatalogStore.setState({ appInfo: info(null, [warning]) });
+    render(<SettingsView />);
+    const banner = screen.getByRole("status", { name: "The config file has warnings" });
+    expect(banner).toHaveTextContent(warning);
   });
 });
 

@@ -5,6 +5,8 @@ import { AlertIcon } from "../primitives/icons";
 import { useCatalogStore } from "./catalogStore";
 import "./configProblem.css";
 
+const NO_WARNINGS: string[] = [];
+
 /** "line 1, column 26" for the problem's location, or null when the parser gave none. */
 export function problemLocation(problem: ConfigProblem): string | null {
   if (problem.line === null) return null;
@@ -18,8 +20,26 @@ export function problemLocation(problem: ConfigProblem): string | null {
  */
 export function ConfigProblemBanner() {
   const problem = useCatalogStore((s) => s.appInfo?.configProblem ?? null);
+  // Defaulted outside the selector: a fresh `[]` from it would re-render without end.
+  const warnings = useCatalogStore((s) => s.appInfo?.configWarnings) ?? NO_WARNINGS;
   const [checking, setChecking] = useState(false);
-  if (!problem) return null;
+  if (!problem) {
+    if (warnings.length === 0) return null;
+    // The file loads, but something in it looks like a mistake: say so, naming both parties.
+    return (
+      <section className="config-problem" role="status" aria-label="The config file has warnings">
+        <AlertIcon className="config-problem-icon" />
+        <div className="config-problem-body">
+          <p className="config-problem-title">Check the config file</p>
+          <ul>
+            {warnings.map((w) => (
+              <li key={w}>{w}</li>
+            ))}
+          </ul>
+        </div>
+      </section>
+    );
+  }
   const where = problemLocation(problem);
 
   const check = async () => {

@@ -50,7 +50,7 @@ describe("what a refused key asks the user to do", () => {
   it("the card uses the session's provider and the keychain status", () => {
     useCatalogStore.setState({
       providers: [deepseek],
-      appInfo: { version: "0", configPath: "", dataDir: "", keychain: { available: false, message: null }, configProblem: null },
+      appInfo: { version: "0", configPath: "", dataDir: "", keychain: { available: false, message: null }, configProblem: null, configWarnings: [] },
     });
     useSessionStore.getState().open({
       id: "s1",
