@@ -1095,6 +1095,9 @@ pub async fn delete_session(state: State<'_, AppState>, session_id: String) -> C
         path.clone(),
         exchanges_path(&path),
         path.with_extension("log"),
+        // Bytes cut from a torn tail, and a stale pid file.
+        tack_engine::log::torn_path(&path),
+        tack_engine::log::lock_path(&path),
     ] {
         match std::fs::remove_file(&p) {
             Ok(()) => {}
