@@ -49,6 +49,10 @@ pub struct ExchangeMeta {
 /// text; real keys are far longer).
 const MIN_SCRUB_LEN: usize = 8;
 
+/// Recorded body pieces at least this long are kept as slices of the read buffer; shorter
+/// ones are copied, so the buffer behind a tiny read is not held for the whole exchange.
+const SHARE_AT_LEAST: usize = 1024;
+
 /// How much of one response an [`Exchange`] keeps. Past either cap the record stops
 /// growing: the rest of the body and the further delta events are counted, not stored, and
 /// a marker chunk (an SSE comment, so the recorded body still decodes) says how much was
@@ -199,7 +203,15 @@ impl Recorder {
             return;
         }
         self.kept_bytes += bytes.len();
-        self.chunks.push((t_ms, bytes.clone()));
+        // A slice keeps its whole network read buffer alive (~4 KiB or more), so a slow
+        // stream of tiny reads would hold far more than the cap counts: small pieces are
+        // copied out, large ones shared.
+        let piece = if bytes.len() < SHARE_AT_LEAST {
+            bytes::Bytes::copy_from_slice(bytes)
+        } else {
+            bytes.clone()
+        };
+        self.chunks.push((t_ms, piece));
     }
 
     /// Records a decoded event: a delta is joined to the previous recorded event when that
