@@ -76,6 +76,8 @@ pub(crate) fn run(
                 Some(WireChoice::All) | None => None,
             },
             approval: None,
+            sandbox: None,
+            network: None,
             api_key_env: None,
             instructions: None,
         },
