@@ -295,6 +295,35 @@ impl Collector {
     }
 }
 
+/// What a login shell reads before the command, with the files' own error messages silenced,
+/// then the command: the sandboxed form of `bash -lc <command>`.
+///
+/// Startup files often write to the home folder (a version manager's rehash, a cache, a
+/// history file), which the sandbox refuses, and every call's output would begin with that
+/// complaint ("pyenv: cannot rehash: … isn't writable") — noise the model reads as the
+/// command's own. The files are read in bash's login order (`/etc/profile`, then the first
+/// of `~/.bash_profile`, `~/.bash_login`, `~/.profile`) with their stderr discarded, so what
+/// they set up (`PATH`, functions such as `nvm` or `pyenv`) is there, and the command itself
+/// runs with `eval` in that same shell, its output untouched.
+fn login_quietly(command: &str) -> Vec<String> {
+    // The command is taken off the positional parameters first: a startup file may `set --`.
+    const PRELUDE: &str = "\
+        tack_command=$1; shift; \
+        if [ -r /etc/profile ]; then . /etc/profile; fi 2>/dev/null; \
+        for tack_file in \"$HOME/.bash_profile\" \"$HOME/.bash_login\" \"$HOME/.profile\"; do \
+          if [ -r \"$tack_file\" ]; then . \"$tack_file\" 2>/dev/null; break; fi; \
+        done; \
+        unset tack_file; \
+        eval \"$tack_command\"";
+    vec![
+        "bash".to_string(),
+        "-c".to_string(),
+        PRELUDE.to_string(),
+        "bash".to_string(),
+        command.to_string(),
+    ]
+}
+
 async fn run_command(call: PreparedShell, ctx: ToolContext) -> ToolOutput {
     let started = Instant::now();
     let argv = vec!["bash".to_string(), "-lc".to_string(), call.command.clone()];
@@ -330,22 +359,24 @@ async fn run_command(call: PreparedShell, ctx: ToolContext) -> ToolOutput {
             }
             command
         }
-        Some(policy) => match tack_sandbox::contain(policy, &argv, &call.cwd) {
-            Ok(contained) => {
-                _containment = Some(contained.guard);
-                let mut command = tokio::process::Command::from(contained.command);
-                // What bwrap gets is all the command (and `/proc/1/environ` inside) sees.
-                command
-                    .env_clear()
-                    .envs(super::environment::sandbox_environment());
-                command
+        Some(policy) => {
+            match tack_sandbox::contain(policy, &login_quietly(&call.command), &call.cwd) {
+                Ok(contained) => {
+                    _containment = Some(contained.guard);
+                    let mut command = tokio::process::Command::from(contained.command);
+                    // What bwrap gets is all the command (and `/proc/1/environ` inside) sees.
+                    command
+                        .env_clear()
+                        .envs(super::environment::sandbox_environment());
+                    command
+                }
+                Err(err) => {
+                    return ToolOutput::error(format!(
+                        "could not start the command in the sandbox: {err}"
+                    ));
+                }
             }
-            Err(err) => {
-                return ToolOutput::error(format!(
-                    "could not start the command in the sandbox: {err}"
-                ));
-            }
-        },
+        }
     };
     command
         .stdin(Stdio::null())
