@@ -9,6 +9,7 @@ import resumeApproval from "../fixtures/resume-approval";
 import shellApprove from "../fixtures/shell-approve";
 import shellDeny from "../fixtures/shell-deny";
 import shellEscalation from "../fixtures/shell-escalation";
+import shellHidden from "../fixtures/shell-hidden";
 import shellRule from "../fixtures/shell-rule";
 import textProtocol from "../fixtures/text-protocol";
 import textStream from "../fixtures/text-stream";
@@ -21,6 +22,7 @@ export const RECORDINGS: Record<string, Recording> = {
   "shell-deny": shellDeny,
   "shell-rule": shellRule,
   "shell-escalation": shellEscalation,
+  "shell-hidden": shellHidden,
   interrupted: interrupted,
   "file-edit": fileEdit,
   "error-turn": errorTurn,
