@@ -112,7 +112,9 @@ fn a_key_the_model_echoes_in_two_deltas_is_redacted_at_every_split() {
             .collect();
         let provider = ReplayProvider::start([ScriptedResponse::sse(body)
             .split_at(&frames)
-            .delay_between_chunks(std::time::Duration::from_millis(15))]);
+            // Longer than the event channel's pacing (50 ms), so the deltas are not joined
+            // on their way out and the split really reaches the front end.
+            .delay_between_chunks(std::time::Duration::from_millis(120))]);
         let env = Env::new(&provider.url("/v1"));
         let run = env.exec(&["--approval", "never"], "what is my key?");
         assert_eq!(run.status, 0, "split {split}: {}", run.stderr);
