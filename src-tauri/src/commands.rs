@@ -1,6 +1,10 @@
 //! Tauri commands (see `docs/ipc.md`). Each one translates between the webview's types and
 //! the engine; none holds agent logic. Blocking work (keychain over D-Bus, file scans) runs on
 //! the blocking pool so the async runtime keeps streaming events.
+//!
+//! Over 1,200 lines because provider-form validation, session deletion and the workspace
+//! walk still live here; the structure issue moves them into engine APIs (a session store
+//! and a provider edit), after which this file only translates.
 
 use std::fmt;
 use std::path::PathBuf;

@@ -2,6 +2,10 @@
 //! CLI's name (`Bash`, `Read`, …) to an engine tool, and shaping the engine's output the way
 //! the CLI's tool would have answered.
 //!
+//! Over 1,200 lines because it still carries its own copies of pieces `cli_tools.rs` also
+//! has (argument parsing, background commands, grep modes, file types); the structure issue
+//! moves them into one shared kit, which leaves this file with Claude Code's own tools only.
+//!
 //! Shared by `claude-code`, `claude-code-bare` and `zcode`, whose tools have the same names and
 //! parameters (zcode's `Read` lacks `pages`, its `TodoWrite` items carry `priority` instead of
 //! `activeForm`).
